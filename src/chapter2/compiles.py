@@ -1,0 +1,80 @@
+"""Counting real XLA compilations and collecting JAX's cache-miss explanations.
+
+Both read JAX's own log records, so they count what JAX did, not what a timing suggests.
+"""
+
+import logging
+import re
+from contextlib import contextmanager
+
+import jax
+
+_COMPILING = re.compile(
+    r"^Compiling jit\((?P<name>[^)]*)\) with global shapes and types (?P<sig>.*?)\. Argument mapping"
+)
+
+
+@contextmanager
+def _jax_log_records():
+    """Collect every record of the `jax` logger; JAX's own handlers stay quiet meanwhile."""
+    records: list[logging.LogRecord] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    logger = logging.getLogger("jax")
+    quieted = [(h, h.level) for h in logger.handlers]
+    for handler, _ in quieted:
+        handler.setLevel(logging.CRITICAL)
+    collect = Collect()
+    logger.addHandler(collect)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(collect)
+        for handler, level in quieted:
+            handler.setLevel(level)
+
+
+class CompileCounter:
+    """`with CompileCounter("f") as cc: ...` then `cc.count` is how often jit(f) compiled.
+
+    Without a name every jitted function counts. `cc.signatures` lists the argument
+    types of each compilation, as JAX logged them.
+    """
+
+    def __init__(self, name: str | None = None):
+        self.name = name
+        self.signatures: list[str] = []
+
+    def __enter__(self):
+        self._records = _jax_log_records()
+        self._log = self._records.__enter__()
+        self._compiles = jax.log_compiles(True)
+        self._compiles.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._compiles.__exit__(*exc)
+        self._records.__exit__(*exc)
+        for record in self._log:
+            match = _COMPILING.match(record.getMessage())
+            if match and self.name in (None, match["name"]):
+                self.signatures.append(match["sig"])
+        return False
+
+    @property
+    def count(self) -> int:
+        return len(self.signatures)
+
+
+@contextmanager
+def explained_cache_misses():
+    """Turn on `jax_explain_cache_misses` and yield the list of explanations JAX logs."""
+    explanations: list[str] = []
+    with _jax_log_records() as records, jax.explain_cache_misses(True):
+        try:
+            yield explanations
+        finally:
+            explanations.extend(r.getMessage() for r in records if "CACHE MISS" in r.getMessage())

@@ -1,0 +1,19 @@
+"""Walking a jaxpr and the sub-jaxprs that higher-order primitives hide in their params."""
+
+from collections import Counter
+from collections.abc import Iterator
+
+import jax.extend as jex
+
+
+def walk_eqns(jaxpr, depth: int = 0) -> Iterator[tuple[int, object]]:
+    """Yield `(depth, eqn)` for every equation of `jaxpr` and, recursively, of its sub-jaxprs."""
+    for eqn in jaxpr.eqns:
+        yield depth, eqn
+        for sub in jex.core.jaxprs_in_params(eqn.params):
+            yield from walk_eqns(sub, depth + 1)
+
+
+def count_primitives(jaxpr) -> Counter:
+    """How often each primitive occurs in `jaxpr`, sub-jaxprs included."""
+    return Counter(eqn.primitive.name for _, eqn in walk_eqns(jaxpr))

@@ -1,0 +1,82 @@
+"""Reading a profiler trace folder: its files, its events, and a timeline a static page can show."""
+
+import gzip
+import json
+import re
+import socket
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+
+def trace_files(log_dir: str | Path) -> list[str]:
+    """Every file a trace wrote, as a path relative to `log_dir`."""
+    root = Path(log_dir)
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+def generic_name(relative_path: str) -> str:
+    """A trace file's path with this machine's name and the capture time made generic."""
+    host = re.escape(socket.gethostname())
+    path = re.sub(r"(?<=plugins/profile/)[^/]+", "<timestamp>", relative_path)
+    return re.sub(rf"(?<=/){host}(?=\.)", "<host>", path)
+
+
+def trace_file(log_dir: str | Path, suffix: str) -> Path:
+    """The one file under `log_dir` whose name ends with `suffix`."""
+    found = [p for p in Path(log_dir).rglob(f"*{suffix}") if p.is_file()]
+    if len(found) != 1:
+        raise FileNotFoundError(f"expected one *{suffix} in the trace folder, found {len(found)}")
+    return found[0]
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The complete events (`ph == "X"`) of a Chrome trace, and its thread names."""
+
+    events: list[dict]
+    threads: dict[tuple[int, int], str]
+
+    def counts(self) -> Counter:
+        """How often each event name occurs."""
+        return Counter(e["name"] for e in self.events)
+
+    def thread_of(self, event: dict) -> str:
+        return self.threads.get((event["pid"], event["tid"]), str(event["tid"]))
+
+
+def read_trace(log_dir: str | Path) -> Trace:
+    """Parse the `*.trace.json.gz` (Chrome trace format) that a trace wrote under `log_dir`."""
+    with gzip.open(trace_file(log_dir, ".trace.json.gz")) as fh:
+        raw = json.load(fh)["traceEvents"]
+    threads = {
+        (e["pid"], e["tid"]): e["args"]["name"]
+        for e in raw
+        if e.get("ph") == "M" and e.get("name") == "thread_name"
+    }
+    return Trace([e for e in raw if e.get("ph") == "X"], threads)
+
+
+def plot_timeline(trace: Trace, highlight: dict[str, str], ax=None):
+    """Draw the trace's events as bars, one row per thread.
+
+    `highlight` maps a substring of an event name to a colour; events matching none are grey.
+    Time is in milliseconds from the first event. Returns the matplotlib Axes.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 3.2))
+    start = min(e["ts"] for e in trace.events)
+    rows = sorted({trace.thread_of(e) for e in trace.events})
+    for event in trace.events:
+        colour = next((c for key, c in highlight.items() if key in event["name"]), "0.8")
+        row = rows.index(trace.thread_of(event))
+        left, width = (event["ts"] - start) / 1e3, max(event.get("dur", 0), 1) / 1e3
+        ax.barh(row, width, left=left, height=0.6, color=colour, edgecolor="none")
+    ax.set_yticks(range(len(rows)), [r.split("/")[0] for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("time since the first event (ms)")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in highlight.values()]
+    ax.legend(handles, list(highlight), loc="upper right", fontsize="small", ncols=len(highlight))
+    return ax
