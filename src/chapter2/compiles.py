@@ -10,7 +10,8 @@ from contextlib import contextmanager
 import jax
 
 _COMPILING = re.compile(
-    r"^Compiling jit\((?P<name>[^)]*)\) with global shapes and types (?P<sig>.*?)\. Argument mapping"
+    r"^Compiling jit\((?P<name>[^)]*)\) with global shapes and types (?P<sig>.*?)\."
+    r" Argument mapping"
 )
 
 

@@ -18,7 +18,10 @@ class BenchResult:
     n: int
 
     def __str__(self) -> str:
-        return f"{self.median * 1e3:.3f} ms median (mean {self.mean * 1e3:.3f}, min {self.min * 1e3:.3f}, n={self.n})"
+        ms = {k: getattr(self, k) * 1e3 for k in ("median", "mean", "min")}
+        return (
+            "{median:.3f} ms median (mean {mean:.3f}, min {min:.3f}, ".format(**ms) + f"n={self.n})"
+        )
 
 
 def bench(f: Callable, *args, n: int = 20) -> BenchResult:
