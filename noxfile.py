@@ -16,7 +16,7 @@ LINTED = ["src", "tests", "examples", "noxfile.py", "docs/conf.py"]
 NO_PYTHON = (
     "No Python >= 3.12 was found (JAX 0.12 needs it). Install one, for example "
     "`apt-get install python3.12`, `pyenv install 3.12` or `uv python install 3.12`, "
-    "and make it reachable as `python3.12` or `python3.13` on PATH."
+    "and make it reachable as `python3.12` or `python3.13` on PATH"
 )
 
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -47,7 +47,7 @@ def _install(session: nox.Session, extras: str) -> None:
     session.install("-e", f".[{extras}]")
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=PYTHON or False)
 def docs(session: nox.Session) -> None:
     """Build the book: every page executed, warnings are errors (docs/_build/html)."""
     _install(session, "baseline,docs")
@@ -55,14 +55,14 @@ def docs(session: nox.Session) -> None:
     session.log(f"Open {BUILD / 'html' / 'index.html'} in a browser.")
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=PYTHON or False)
 def tests(session: nox.Session) -> None:
     """Run pytest: the engine, the claims and the built site (build it first with docs)."""
     _install(session, "baseline,docs,test")
     session.run("pytest", *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=PYTHON or False)
 def serve(session: nox.Session) -> None:
     """Rebuild the book live while you edit pages (sphinx-autobuild on port 8000)."""
     _install(session, "baseline,docs,dev")
@@ -71,7 +71,7 @@ def serve(session: nox.Session) -> None:
     )
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=PYTHON or False)
 def lint(session: nox.Session) -> None:
     """Check style with ruff: lint rules and formatting, without changing files."""
     if PYTHON is None:

@@ -60,7 +60,7 @@ def read_trace(log_dir: str | Path) -> Trace:
 
 
 def plot_timeline(trace: Trace, highlight: dict[str, str], ax=None):
-    """Draw the trace's events as bars, one row per thread.
+    """Draw the trace's events as bars, one row per thread, in the order the threads start.
 
     `highlight` maps a substring of an event name to a colour; events matching none are grey.
     Time is in milliseconds from the first event. Returns the matplotlib Axes.
@@ -68,9 +68,13 @@ def plot_timeline(trace: Trace, highlight: dict[str, str], ax=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 3.2))
     start = min(e["ts"] for e in trace.events)
-    rows = sorted({trace.thread_of(e) for e in trace.events})
-    for event in trace.events:
-        colour = next((c for key, c in highlight.items() if key in event["name"]), "0.8")
+    first_seen: dict[str, float] = {}
+    for event in sorted(trace.events, key=lambda e: e["ts"]):
+        first_seen.setdefault(trace.thread_of(event), event["ts"])
+    rows = list(first_seen)  # the main (Python) thread acts first, so it comes first
+    # Longest first, so that short events stay visible on top of the spans that hold them.
+    for event in sorted(trace.events, key=lambda e: -e.get("dur", 0)):
+        colour = next((c for key, c in highlight.items() if key in event["name"]), "0.85")
         row = rows.index(trace.thread_of(event))
         left, width = (event["ts"] - start) / 1e3, max(event.get("dur", 0), 1) / 1e3
         ax.barh(row, width, left=left, height=0.6, color=colour, edgecolor="none")

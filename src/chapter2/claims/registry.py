@@ -5,6 +5,7 @@ and raises `ClaimDrift` when the book's statement no longer holds. Claims about 
 rather than JAX (`kind="observed"`) are reported, never asserted.
 """
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,8 +46,10 @@ class Verdict:
             mark = "holds" if self.holds else "DRIFTED"
         return f"[{self.claim.id}] {mark} on JAX {jax.__version__}: {self.observation.observed}"
 
-    def _repr_markdown_(self) -> str:
-        return f"**Verified** — {self}"
+    def _repr_html_(self) -> str:
+        return f'<p class="claim-verdict"><strong>Checked</strong> {html.escape(str(self))}</p>'
+
+    __repr__ = __str__
 
 
 class ClaimDrift(AssertionError):

@@ -1,0 +1,51 @@
+import logging
+
+import jax
+import jax.numpy as jnp
+
+from chapter2.compiles import CompileCounter, explained_cache_misses
+
+
+def test_counts_one_compilation_per_new_signature():
+    @jax.jit
+    def doubled(v):
+        return v * 2
+
+    with CompileCounter("doubled") as cc:
+        doubled(jnp.ones(3))
+        doubled(jnp.zeros(3))  # same shape and dtype: cache hit
+        doubled(jnp.ones(4))  # new shape
+        doubled(1.0)  # weakly typed scalar
+    assert cc.count == 3
+    assert "float32[3]" in cc.signatures[0] and "weak_type=True" in cc.signatures[2]
+
+
+def test_name_filter_ignores_other_functions():
+    other = jax.jit(lambda v: v + 1)
+    with CompileCounter("not_this_one") as cc:
+        other(jnp.ones(5))
+    assert cc.count == 0
+    with CompileCounter() as everything:
+        other(jnp.ones(6))
+    assert everything.count >= 1
+
+
+def test_jax_handlers_are_restored():
+    logger = logging.getLogger("jax")
+    before = [(h, h.level) for h in logger.handlers]
+    with CompileCounter():
+        jax.jit(lambda v: v - 1)(jnp.ones(2))
+    assert [(h, h.level) for h in logger.handlers] == before
+    assert not jax.config.jax_log_compiles
+
+
+def test_cache_miss_explanations_name_the_changed_argument():
+    @jax.jit
+    def product(v, w):
+        return v @ w
+
+    with explained_cache_misses() as misses:
+        product(jnp.ones((4, 4)), jnp.ones((4, 4)))
+        product(jnp.ones((4, 4)), jnp.ones((4, 8)))
+    assert any("at w, now f32[4,8] and before f32[4,4]" in m for m in misses)
+    assert not jax.config.jax_explain_cache_misses

@@ -1,0 +1,11 @@
+import jax
+
+from chapter2.environment import cpu_model, environment
+
+
+def test_environment_reports_this_process():
+    env = environment()
+    assert env["JAX"] == jax.__version__
+    assert env["backend"] == jax.default_backend()
+    assert str(jax.devices()[0]) in env["devices"]
+    assert env["CPU"] == cpu_model() and env["CPU"]
