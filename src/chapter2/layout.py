@@ -1,0 +1,74 @@
+"""Memory layout: offsets from strides, layouts in HLO text, aligned NumPy buffers, zero-copy."""
+
+import math
+
+import jax
+import numpy as np
+
+
+def row_major_offset(index: tuple[int, ...], shape: tuple[int, ...]) -> int:
+    """Offset in elements of `index` in a row-major (C) array: the last index varies fastest."""
+    return sum(i * math.prod(shape[k + 1 :]) for k, i in enumerate(index))
+
+
+def col_major_offset(index: tuple[int, ...], shape: tuple[int, ...]) -> int:
+    """Offset in elements of `index` in a column-major (Fortran) array: the first index varies
+    fastest."""
+    return sum(i * math.prod(shape[:k]) for k, i in enumerate(index))
+
+
+def strided_offset(a: np.ndarray, index: tuple[int, ...]) -> int:
+    """Offset in elements of `index` in `a`, computed from the array's own byte strides."""
+    return sum(i * s for i, s in zip(index, a.strides, strict=True)) // a.itemsize
+
+
+def linear_memory(a: np.ndarray) -> list:
+    """The elements of a contiguous array in the order they sit in memory."""
+    if not (a.flags.c_contiguous or a.flags.f_contiguous):
+        raise ValueError("linear_memory needs a C- or Fortran-contiguous array")
+    return a.ravel(order="K").tolist()
+
+
+def entry_layout(hlo: str) -> str:
+    """The `entry_computation_layout` of optimized HLO: parameter and result shapes with layouts."""
+    start = hlo.index("entry_computation_layout={") + len("entry_computation_layout={")
+    depth = 1
+    for end in range(start, len(hlo)):
+        depth += {"{": 1, "}": -1}.get(hlo[end], 0)
+        if depth == 0:
+            return hlo[start:end]
+    raise ValueError("unbalanced braces in entry_computation_layout")
+
+
+def has_transpose(hlo: str) -> bool:
+    """Whether the HLO text holds a transpose instruction (a materialized transpose)."""
+    return " transpose(" in hlo
+
+
+def aligned_empty(shape: tuple[int, ...], dtype=np.float32, align: int = 64) -> np.ndarray:
+    """An uninitialised C-contiguous array whose data pointer is a multiple of `align` bytes."""
+    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+    raw = np.empty(nbytes + align, dtype=np.uint8)
+    skip = -raw.ctypes.data % align
+    return raw[skip : skip + nbytes].view(dtype).reshape(shape)
+
+
+def misaligned_empty(
+    shape: tuple[int, ...], dtype=np.float32, align: int = 64, by: int = 16
+) -> np.ndarray:
+    """An uninitialised C-contiguous array whose data pointer is `by` bytes past an `align`
+    boundary (so it is not `align`-aligned when 0 < by < align)."""
+    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+    raw = np.empty(nbytes + 2 * align, dtype=np.uint8)
+    skip = -raw.ctypes.data % align + by
+    return raw[skip : skip + nbytes].view(dtype).reshape(shape)
+
+
+def misalignment(a: np.ndarray, align: int = 64) -> int:
+    """How many bytes the data pointer of `a` lies past the previous `align`-byte boundary."""
+    return a.ctypes.data % align
+
+
+def shares_buffer(x: jax.Array, a: np.ndarray) -> bool:
+    """Whether the single-device jax.Array `x` points at the very bytes of NumPy array `a`."""
+    return x.unsafe_buffer_pointer() == a.ctypes.data

@@ -1,0 +1,85 @@
+"""Tests of chapter2.layout and of the claims of section 2.4."""
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from chapter2 import layout
+from chapter2.claims import registry
+from chapter2.hlo import compiled_text
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3, 1), (2, 3, 4), (5,)])
+def test_offsets_match_strides(shape):
+    a = np.zeros(shape, np.float32)
+    f = np.asfortranarray(a)
+    for index in itertools.product(*map(range, shape)):
+        assert layout.strided_offset(a, index) == layout.row_major_offset(index, shape)
+        assert layout.strided_offset(f, index) == layout.col_major_offset(index, shape)
+
+
+def test_offsets_of_the_2x3_example():
+    assert layout.row_major_offset((1, 2), (2, 3)) == 1 * 3 + 2
+    assert layout.col_major_offset((1, 2), (2, 3)) == 1 + 2 * 2
+    assert layout.row_major_offset((1, 0), (2, 3)) != layout.col_major_offset((1, 0), (2, 3))
+
+
+def test_linear_memory():
+    a = np.array([[1, 2, 3], [4, 5, 6]])
+    assert layout.linear_memory(a) == [1, 2, 3, 4, 5, 6]
+    assert layout.linear_memory(np.asfortranarray(a)) == [1, 4, 2, 5, 3, 6]
+    with pytest.raises(ValueError):
+        layout.linear_memory(np.zeros((4, 4))[:, ::2])
+
+
+def test_entry_layout():
+    text = "HloModule m, entry_computation_layout={(f32[2,3]{1,0})->f32[3,2]{1,0}}, x={true}\n"
+    assert layout.entry_layout(text) == "(f32[2,3]{1,0})->f32[3,2]{1,0}"
+    real = compiled_text(lambda t: t * 2.0, jnp.ones((4, 3)))
+    assert layout.entry_layout(real) == "(f32[4,3]{1,0})->f32[4,3]{1,0}"
+    with pytest.raises(ValueError):
+        layout.entry_layout("entry_computation_layout={(f32[2]{0}")
+
+
+def test_has_transpose():
+    x = jnp.ones((8, 4))
+    assert layout.has_transpose(compiled_text(lambda a: a.T, x))
+    assert not layout.has_transpose(compiled_text(lambda a: a.T.T, x))
+
+
+@pytest.mark.parametrize("align", [16, 64, 128, 4096])
+def test_aligned_and_misaligned_buffers(align):
+    a = layout.aligned_empty((7, 5), np.float32, align)
+    assert a.shape == (7, 5) and a.dtype == np.float32 and a.flags.c_contiguous
+    assert layout.misalignment(a, align) == 0
+    b = layout.misaligned_empty((7, 5), np.float32, align, by=8)
+    assert b.shape == (7, 5) and b.flags.c_contiguous
+    assert layout.misalignment(b, align) == 8
+
+
+def test_shares_buffer():
+    a = layout.aligned_empty((64, 64))
+    a[...] = 1.0
+    copied = jnp.array(a)  # jnp.array copies by default
+    assert not layout.shares_buffer(copied, a)
+    assert layout.shares_buffer(copied, np.asarray(copied))  # NumPy view of a CPU jax.Array
+    assert np.array_equal(np.asarray(jax.device_put(a)), a)
+
+
+def _section_claims():
+    import chapter2.claims.layout  # noqa: F401  (registers the claims of section 2.4)
+
+    return [k for k, c in registry.REGISTRY.items() if c.section == "2.4"]
+
+
+def test_section_has_claims():
+    assert len(_section_claims()) >= 4
+
+
+@pytest.mark.parametrize("claim_id", _section_claims())
+def test_claim(claim_id):
+    verdict = registry.verify(claim_id)  # raises ClaimDrift for an asserted claim that drifted
+    assert verdict.observation.observed
