@@ -28,6 +28,7 @@ nb_execution_timeout = 300  # seconds per cell: a hung cell fails instead of han
 nb_execution_raise_on_error = True  # a failing cell fails the build ...
 nb_execution_show_tb = True  # ... and the console shows its traceback
 nb_merge_streams = True
+nb_render_markdown_format = "myst"  # Markdown that cells output may use roles such as {ref}
 
 for stale in CACHES.glob("*"):
     if stale.name != FINGERPRINT:

@@ -1,0 +1,33 @@
+"""The version-notes table: every claim of the registry, checked against the installed JAX."""
+
+from chapter2.claims import registry
+from chapter2.claims.registry import Verdict, evaluate
+
+
+def _section_key(verdict: Verdict) -> tuple[int, ...]:
+    return tuple(int(part) for part in verdict.claim.section.split("."))
+
+
+def evaluate_all() -> list[Verdict]:
+    """The verdict of every registered claim, in section order."""
+    return sorted((evaluate(claim_id) for claim_id in registry.REGISTRY), key=_section_key)
+
+
+def status(verdict: Verdict) -> str:
+    if verdict.claim.kind == "observed":
+        return "observed"
+    return "holds" if verdict.holds else "**drifted**"
+
+
+def notes_table(verdicts: list[Verdict]) -> str:
+    """A MyST table: section, statement (linked to its Note), status and what JAX did."""
+    rows = ["| Section | What the book says | Status | What this JAX did |", "|---|---|---|---|"]
+    for v in verdicts:
+        cells = [
+            v.claim.section,
+            f"{v.claim.statement} ({{ref}}`details <{v.claim.label}>`)",
+            status(v),
+            v.observation.observed,
+        ]
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(rows)
