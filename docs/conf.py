@@ -16,6 +16,7 @@ extensions = ["myst_nb", "sphinx_design"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 myst_enable_extensions = ["colon_fence", "dollarmath", "deflist", "substitution"]
 myst_heading_anchors = 3
+smartquotes = False  # keep -- and quotes as typed: flags and code-like text must stay exact
 
 # Execution: every page runs; results are cached by code content. myst-nb keys its cache
 # on a page's own cells only, so the cache folder is named after a fingerprint of the

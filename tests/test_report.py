@@ -1,5 +1,5 @@
 from chapter2.claims import registry
-from chapter2.claims.report import evaluate_all, notes_table, status
+from chapter2.claims.report import escape, evaluate_all, notes_table, status
 
 
 def _verdict(holds, kind="asserted", statement="JAX does x.", observed="x | y"):
@@ -25,3 +25,8 @@ def test_every_claim_is_evaluated_in_section_order(monkeypatch):
     for cid, section in [("late", "2.10"), ("early", "2.2"), ("mid", "2.3")]:
         registry.claim(cid, section, "l", "s")(lambda: registry.Observation(True, ""))
     assert [v.claim.id for v in evaluate_all()] == ["early", "mid", "late"]
+
+
+def test_escape_keeps_markup_characters_visible():
+    assert escape("a*b <host> x_y [1] {z} $5") == r"a\*b \<host\> x\_y \[1\] \{z\} \$5"
+    assert escape("plain words, dots.") == "plain words, dots."

@@ -1,5 +1,7 @@
 """The version-notes table: every claim of the registry, checked against the installed JAX."""
 
+import re
+
 from chapter2.claims import registry
 from chapter2.claims.registry import Verdict, evaluate
 
@@ -19,15 +21,20 @@ def status(verdict: Verdict) -> str:
     return "holds" if verdict.holds else "**drifted**"
 
 
+def escape(text: str) -> str:
+    """Text that Markdown shows as it is: `<host>` stays visible, `a*b*c` is not emphasis."""
+    return re.sub(r"([\\`*_<>\[\]|{}#~$])", r"\\\1", text)
+
+
 def notes_table(verdicts: list[Verdict]) -> str:
     """A MyST table: section, statement (linked to its Note), status and what JAX did."""
     rows = ["| Section | What the book says | Status | What this JAX did |", "|---|---|---|---|"]
     for v in verdicts:
         cells = [
             v.claim.section,
-            f"{v.claim.statement} ({{ref}}`details <{v.claim.label}>`)",
+            f"{escape(v.claim.statement)} ({{ref}}`details <{v.claim.label}>`)",
             status(v),
-            v.observation.observed,
+            escape(v.observation.observed),
         ]
-        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
