@@ -37,7 +37,7 @@ def test_every_claim_shows_its_evidence_on_its_page(site):
         claim_id
         for text in site.values()
         for claim_id in re.findall(
-            r'class="claim-verdict"><strong>Checked</strong> \[([\w-]+)\]', text
+            r'class="claim-verdict"[^>]*><strong>Checked</strong> \[([\w-]+)\]', text
         )
     }
     assert shown == set(REGISTRY)

@@ -47,7 +47,15 @@ class Verdict:
         return f"[{self.claim.id}] {mark} on JAX {jax.__version__}: {self.observation.observed}"
 
     def _repr_html_(self) -> str:
-        return f'<p class="claim-verdict"><strong>Checked</strong> {html.escape(str(self))}</p>'
+        if self.claim.kind == "observed":
+            colour = "#1565c0"
+        else:
+            colour = "#2e7d32" if self.holds else "#c62828"
+        style = f"border-left: 4px solid {colour}; padding: 0.3em 0.8em"
+        return (
+            f'<p class="claim-verdict" style="{style}"><strong>Checked</strong> '
+            f"{html.escape(str(self))}</p>"
+        )
 
     __repr__ = __str__
 
