@@ -37,6 +37,20 @@ def _typed_keys() -> Observation:
     )
 
 
+def _trace_one_step(annotation: str = "step", **trace_options):
+    """Trace one warmed-up call of a small jitted function, inside a TraceAnnotation.
+
+    Returns the files the trace wrote (relative to its folder) and its events.
+    """
+    f = jax.jit(lambda v: jnp.sin(v).sum())
+    x = jnp.ones(1000)
+    f(x).block_until_ready()
+    with tempfile.TemporaryDirectory() as log_dir:
+        with jax.profiler.trace(log_dir, **trace_options), jax.profiler.TraceAnnotation(annotation):
+            f(x).block_until_ready()
+        return trace_files(log_dir), read_trace(log_dir)
+
+
 @claim(
     "trace-files",
     "2.1",
@@ -45,13 +59,7 @@ def _typed_keys() -> Observation:
     "(plus perfetto_trace.json.gz with create_perfetto_trace=True), not a profile.pb.",
 )
 def _trace_files() -> Observation:
-    f = jax.jit(lambda v: jnp.sin(v).sum())
-    x = jnp.ones(1000)
-    f(x).block_until_ready()
-    with tempfile.TemporaryDirectory() as log_dir:
-        with jax.profiler.trace(log_dir, create_perfetto_trace=True):
-            f(x).block_until_ready()
-        files = trace_files(log_dir)
+    files, _ = _trace_one_step(create_perfetto_trace=True)
     expected = [
         "plugins/profile/<timestamp>/<host>.trace.json.gz",
         "plugins/profile/<timestamp>/<host>.xplane.pb",
@@ -69,13 +77,8 @@ def _trace_files() -> Observation:
     "in the trace's *.trace.json.gz.",
 )
 def _trace_annotation() -> Observation:
-    f = jax.jit(lambda v: jnp.cos(v).sum())
-    x = jnp.ones(1000)
-    f(x).block_until_ready()
-    with tempfile.TemporaryDirectory() as log_dir:
-        with jax.profiler.trace(log_dir), jax.profiler.TraceAnnotation("claim_step"):
-            f(x).block_until_ready()
-        counts = read_trace(log_dir).counts()
+    _, trace = _trace_one_step(annotation="claim_step")
+    counts = trace.counts()
     calls = sum(n for name, n in counts.items() if name.startswith("PjitFunction("))
     return Observation(
         counts["claim_step"] == 1 and calls >= 1,
