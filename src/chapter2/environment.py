@@ -1,5 +1,6 @@
 """The machine and software the book was executed on, read live at build time."""
 
+import os
 import platform
 import sys
 from pathlib import Path
@@ -26,6 +27,6 @@ def environment() -> dict[str, str]:
         "jaxlib": jaxlib.__version__,
         "backend": jax.default_backend(),
         "devices": ", ".join(str(d) for d in jax.devices()),
-        "CPU": cpu_model(),
+        "CPU": f"{cpu_model()} ({os.cpu_count()} cores)",
         "platform": platform.platform(terse=True),
     }
