@@ -10,9 +10,10 @@ from pathlib import Path
 import nox
 
 ROOT = Path(__file__).parent
-BUILD = ROOT / "docs" / "_build"
+# Where the book and its execution cache are built; BOOK_BUILD_DIR moves both (conf.py reads it).
+BUILD = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build")).resolve()
 SPHINX = ["sphinx-build", "-W", "--keep-going", "-b", "html", "docs", str(BUILD / "html")]
-LINTED = ["src", "tests", "examples", "noxfile.py", "docs/conf.py"]
+LINTED = ["src", "tests", "noxfile.py", "docs/conf.py", "docs/_ext"]
 NO_PYTHON = (
     "No Python >= 3.12 was found (JAX 0.12 needs it). Install one, for example "
     "`apt-get install python3.12`, `pyenv install 3.12` or `uv python install 3.12`, "
@@ -49,9 +50,16 @@ def _install(session: nox.Session, extras: str) -> None:
 
 @nox.session(python=PYTHON or False)
 def docs(session: nox.Session) -> None:
-    """Build the book: every page executed, warnings are errors (docs/_build/html)."""
+    """Build the book: every page executed, warnings are errors; arguments go to sphinx-build."""
     _install(session, "baseline,docs")
-    session.run(*SPHINX)
+    env = {"BOOK_BUILD_DIR": str(BUILD)}
+    try:
+        session.run(*SPHINX, *session.posargs, env=env)
+    except nox.command.CommandFailed:
+        failed = BUILD / "html" / "failed-pages.txt"  # written by docs/_ext/book/failures.py
+        if failed.exists():
+            print(failed.read_text(), flush=True)
+        session.error("the book did not build cleanly: see the pages and warnings above")
     session.log(f"Open {BUILD / 'html' / 'index.html'} in a browser.")
 
 
@@ -67,7 +75,8 @@ def serve(session: nox.Session) -> None:
     """Rebuild the book live while you edit pages (sphinx-autobuild on port 8000)."""
     _install(session, "baseline,docs,dev")
     session.run(
-        "sphinx-autobuild", *SPHINX[1:], "--watch", "src", "--watch", "examples", *session.posargs
+        "sphinx-autobuild", *SPHINX[1:], "--watch", "src", *session.posargs,
+        env={"BOOK_BUILD_DIR": str(BUILD)},
     )
 
 

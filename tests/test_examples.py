@@ -1,8 +1,8 @@
-"""The standalone scripts of examples/, run in a fresh interpreter as the pages run them."""
+"""The examples of chapter2.examples, run in a fresh interpreter as the pages run them."""
 
 import json
 
-from chapter2 import ynn
+from chapter2.cases import ynn
 from chapter2.fresh import run_example
 
 

@@ -1,3 +1,6 @@
+"""The HLO readers on frozen text: what they read must not depend on what XLA does today."""
+
+import jax
 import jax.numpy as jnp
 import pytest
 
@@ -5,51 +8,148 @@ from chapter2.hlo import (
     clean_hlo,
     compiled_text,
     count_fusions,
+    dot_operands,
     entry_computation,
+    entry_layout,
     entry_root,
     fused_body,
     fusion_kinds,
+    has_op,
+    input_output_alias,
     lowered_text,
+    opcodes,
+    root_opcode,
+    source_lines,
+    stablehlo_ops,
 )
 
+OPTIMIZED = """\
+HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[4,4]{1,0}, f32[])->f32[4,4]{1,0}}, allow_spmd_sharding_propagation_to_output={true}
 
-def chain(x, a, b):
-    return a * jnp.sin(x) + b
+FileNames
+1 "<string>"
+2 "/home/someone/chapter2/hlo.py"
 
+FunctionNames
+1 "<module>"
+2 "f"
 
-@pytest.fixture(scope="module")
-def optimized():
-    return compiled_text(chain, jnp.ones((100, 100)), 2.0, 1.0)
+FileLocations
+1 {file_name_id=2 function_name_id=1 line=25 end_line=25 column=11 end_column=48}
+2 {file_name_id=1 function_name_id=2 line=5 end_line=5 column=6 end_column=16}
+3 {file_name_id=1 function_name_id=2 line=6 end_line=6 column=20 end_column=23}
 
-
-def test_lowered_is_stablehlo_and_compiled_is_hlo(optimized):
-    lowered = lowered_text(chain, jnp.ones((100, 100)), 2.0, 1.0)
-    assert "stablehlo.sine" in lowered and "HloModule" not in lowered
-    assert optimized.startswith("HloModule")
-
-
-def test_clean_hlo_drops_location_tables_and_metadata(optimized):
-    assert "FileNames" in optimized and "metadata=" in optimized
-    cleaned = clean_hlo(optimized)
-    assert "FileNames" not in cleaned and "StackFrames" not in cleaned
-    assert "metadata=" not in cleaned and __file__ not in cleaned
-    assert "\n\n" not in cleaned
-    assert "ENTRY" in cleaned and "sine(" in cleaned
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+2 {file_location_id=2 parent_frame_id=1}
+3 {file_location_id=3 parent_frame_id=1}
 
 
-def test_elementwise_chain_is_one_loop_fusion(optimized):
-    assert count_fusions(optimized) == 1
-    assert fusion_kinds(optimized) == ["kLoop"]
+%fused_computation (param_0.1: f32[], param_1.3: f32[4,4]) -> f32[4,4] {
+  %param_1.3 = f32[4,4]{1,0} parameter(1)
+  %sin.0 = f32[4,4]{1,0} sine(%param_1.3), metadata={op_name="jit(f)/sin" stack_frame_id=2}
+  %param_0.1 = f32[] parameter(0)
+  %mul.1 = f32[4,4]{1,0} broadcast(%param_0.1), dimensions={}
+  ROOT %mul.0 = f32[4,4]{1,0} multiply(%mul.1, %sin.0), metadata={op_name="jit(f)/mul" stack_frame_id=3}
+}
+
+ENTRY %main.1 (x.1: f32[4,4], a.1: f32[]) -> f32[4,4] {
+  %x.1 = f32[4,4]{1,0} parameter(0)
+  %a.1 = f32[] parameter(1)
+  ROOT %multiply_sine_fusion = f32[4,4]{1,0} fusion(%a.1, %x.1), kind=kLoop, calls=%fused_computation
+}
+"""
+
+DONATED = """\
+HloModule jit__lambda, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }, entry_computation_layout={(f32[8]{0})->f32[8]{0}}
+
+ENTRY %main.1 (t.1: f32[8]) -> f32[8] {
+  ROOT %t.1 = f32[8]{0} parameter(0)
+}
+"""
+
+DOT = """\
+%fused_computation (param_0.3: f32[8,8]) -> f32[] {
+  %constant.1 = f32[8,8]{1,0} constant({...})
+  %param_0.3 = f32[8,8]{1,0} parameter(0)
+  %dot.0 = f32[8,8]{1,0} dot(%constant.1, %param_0.3), lhs_contracting_dims={1}
+}"""
+
+STABLEHLO = """\
+module @jit_f {
+  func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<f32>) -> (tensor<4xf32>) {
+    %0 = stablehlo.sine %arg0 : tensor<4xf32>
+    %1 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %2 = stablehlo.multiply %1, %0 : tensor<4xf32>
+    return %2 : tensor<4xf32>
+  }
+}"""
 
 
-def test_count_fusions_sees_no_fusion_in_a_plain_parameter():
-    assert count_fusions(compiled_text(lambda x: x, jnp.ones(3))) == 0
+def test_clean_hlo_drops_location_tables_metadata_and_blank_lines():
+    cleaned = clean_hlo(OPTIMIZED)
+    for gone in ("FileNames", "StackFrames", "metadata=", "/home/someone", "\n\n"):
+        assert gone not in cleaned
+    assert cleaned.startswith("HloModule") and "ENTRY %main.1" in cleaned and "sine(" in cleaned
 
 
-def test_entry_parts(optimized):
-    cleaned = clean_hlo(optimized)
+def test_fusions_and_their_kinds():
+    assert count_fusions(OPTIMIZED) == 1 and fusion_kinds(OPTIMIZED) == ["kLoop"]
+    assert count_fusions(DONATED) == 0 and fusion_kinds(DONATED) == []
+
+
+def test_opcodes_in_order():
+    body = fused_body(clean_hlo(OPTIMIZED))
+    assert opcodes(body) == ["parameter", "sine", "parameter", "broadcast", "multiply"]
+    assert has_op(body, "sine") and not has_op(body, "transpose")
+    assert not has_op("%x = f32[2]{0} negate(%y), metadata={op_name=\"transpose\"}", "transpose")
+
+
+def test_entry_parts():
+    cleaned = clean_hlo(OPTIMIZED)
     entry = entry_computation(cleaned)
-    assert entry.startswith("ENTRY") and entry.rstrip().endswith("}")
-    assert entry_root(cleaned).startswith("ROOT ") and " fusion(" in entry_root(cleaned)
-    body = fused_body(cleaned)
-    assert body.startswith("%fused_computation") and "sine(" in body and "ENTRY" not in body
+    assert entry.startswith("ENTRY") and entry.endswith("}") and "fused_computation (" not in entry
+    assert entry_root(cleaned).startswith("ROOT %multiply_sine_fusion")
+    assert root_opcode(cleaned) == "fusion" and root_opcode(DONATED) == "parameter"
+
+
+def test_fused_body_by_name():
+    body = fused_body(OPTIMIZED, "fused_computation")
+    assert body.startswith("%fused_computation (") and body.endswith("}") and "ENTRY" not in body
+    with pytest.raises(ValueError):
+        fused_body(OPTIMIZED, "no_such_computation")
+
+
+def test_dot_operands_name_what_feeds_the_dot():
+    assert dot_operands(DOT) == ("constant", "parameter")
+
+
+def test_entry_layout_and_aliasing_of_the_header():
+    assert entry_layout(OPTIMIZED) == "(f32[4,4]{1,0}, f32[])->f32[4,4]{1,0}"
+    assert entry_layout(DONATED) == "(f32[8]{0})->f32[8]{0}"
+    with pytest.raises(ValueError):
+        entry_layout("entry_computation_layout={(f32[2]{0}")
+    assert input_output_alias(DONATED) == "{}: (0, {}, may-alias)"
+    assert input_output_alias(OPTIMIZED) is None
+
+
+def test_source_lines_follow_the_stack_frames():
+    assert source_lines(OPTIMIZED) == {
+        "sin.0": ("jit(f)/sin", "<string>", 5),
+        "mul.0": ("jit(f)/mul", "<string>", 6),
+    }
+
+
+def test_stablehlo_ops():
+    assert stablehlo_ops(STABLEHLO) == ["sine", "broadcast_in_dim", "multiply"]
+
+
+def test_text_helpers_pass_jit_options_through():
+    x = jnp.ones(8)
+    def double(t):
+        return t * 2
+
+    direct = jax.jit(double, donate_argnums=0).lower(x).compile().as_text()
+    assert compiled_text(double, x, donate_argnums=0) == direct
+    assert input_output_alias(direct) is not None
+    assert lowered_text(double, x) == jax.jit(double).lower(x).as_text()

@@ -34,21 +34,6 @@ def test_linear_memory():
         layout.linear_memory(np.zeros((4, 4))[:, ::2])
 
 
-def test_entry_layout():
-    text = "HloModule m, entry_computation_layout={(f32[2,3]{1,0})->f32[3,2]{1,0}}, x={true}\n"
-    assert layout.entry_layout(text) == "(f32[2,3]{1,0})->f32[3,2]{1,0}"
-    real = compiled_text(lambda t: t * 2.0, jnp.ones((4, 3)))
-    assert layout.entry_layout(real) == "(f32[4,3]{1,0})->f32[4,3]{1,0}"
-    with pytest.raises(ValueError):
-        layout.entry_layout("entry_computation_layout={(f32[2]{0}")
-
-
-def test_has_transpose():
-    x = jnp.ones((8, 4))
-    assert layout.has_transpose(compiled_text(lambda a: a.T, x))
-    assert not layout.has_transpose(compiled_text(lambda a: a.T.T, x))
-
-
 @pytest.mark.parametrize("align", [16, 64, 128, 4096])
 def test_aligned_and_misaligned_buffers(align):
     a = layout.aligned_empty((7, 5), np.float32, align)

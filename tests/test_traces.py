@@ -5,7 +5,15 @@ import jax.numpy as jnp
 import matplotlib
 import pytest
 
-from chapter2.traces import generic_name, plot_timeline, read_trace, trace_file, trace_files
+from chapter2.traces import (
+    durations,
+    generic_name,
+    plot_timeline,
+    read_trace,
+    row_labels,
+    trace_file,
+    trace_files,
+)
 
 matplotlib.use("Agg")
 
@@ -54,10 +62,24 @@ def test_events_hold_the_annotations(log_dir):
 
 def test_timeline_has_one_row_per_thread_main_thread_first(log_dir):
     trace = read_trace(log_dir)
-    ax = plot_timeline(trace, {"unit_": "tab:red"})
+    ax = plot_timeline(trace, {"unit_": ("annotations", "tab:red")})
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    annotation = next(e for e in trace.events if e["name"] == "unit_0")
-    assert labels[0] == trace.thread_of(annotation).split("/")[0]
-    assert len(labels) == len({trace.thread_of(e) for e in trace.events})
-    red = [p for p in ax.patches if p.get_facecolor()[:3] == matplotlib.colors.to_rgb("tab:red")]
-    assert len(red) >= 2  # the two annotations (the legend adds handles, not patches)
+    assert labels[0] == "host (Python)" and len(labels) == len(set(labels))
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["annotations"]
+    assert len(ax.patches) == 2  # only the highlighted events are drawn
+
+
+def test_row_labels_number_repeated_roles():
+    threads = ["python", "tf_XLAExecute/1", "tf_XLAExecute/2", "tf_XLAEigen/3", "other/4"]
+    assert row_labels(threads) == [
+        "host (Python)",
+        "XLA execute 1",
+        "XLA execute 2",
+        "XLA pool",
+        "other",
+    ]
+
+
+def test_durations_are_milliseconds(log_dir):
+    found = durations(read_trace(log_dir), "unit_")
+    assert len(found) == 2 and all(0 < d < 10_000 for d in found)

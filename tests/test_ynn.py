@@ -1,10 +1,11 @@
-"""The case study of section 2.3: the probe, the HLO readers and the wording of both outcomes."""
+"""The case study of the page xla-compilation: the probe, the HLO readers and the wording of both outcomes."""
 
 import math
 
 import pytest
 
-from chapter2 import ynn
+from chapter2.cases import ynn
+from chapter2.hlo import dot_operands
 
 CLOSURE_BODY = """\
 %fused_computation (param_0.3: f32[128,128]) -> f32[] {
@@ -78,7 +79,7 @@ def test_bisect_conclusion_covers_every_outcome(default_wrong, off_wrong, expect
 def test_hlo_readers_on_a_known_text():
     body = ynn.ynn_fusion_body(HLO)
     assert body == CLOSURE_BODY
-    assert ynn.dot_operands(body) == ("constant", "parameter")
+    assert dot_operands(body) == ("constant", "parameter")
     assert ynn.ynn_fusion_body(NO_YNN) is None
 
 

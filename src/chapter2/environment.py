@@ -2,7 +2,9 @@
 
 import os
 import platform
+import re
 import sys
+from importlib.metadata import requires
 from pathlib import Path
 
 import jax
@@ -30,3 +32,12 @@ def environment() -> dict[str, str]:
         "CPU": f"{cpu_model()} ({os.cpu_count()} cores)",
         "platform": platform.platform(terse=True),
     }
+
+
+def baseline_jax() -> str:
+    """The JAX release the book is written against: the pin of the package's `baseline` extra."""
+    for requirement in requires("chapter2") or []:
+        found = re.match(r"jax==([\w.]+).*extra == .baseline.", requirement)
+        if found:
+            return found.group(1)
+    raise LookupError("the chapter2 package declares no baseline jax== pin")

@@ -1,15 +1,17 @@
-"""Running a script of `examples/` in a fresh interpreter.
+"""Running an example of `chapter2.examples` in a fresh interpreter.
 
 Some behaviour can only be shown in a new process: XLA reads `XLA_FLAGS` once, at start-up,
-and a persistent cache proves itself only when a second process hits it.
+and a persistent cache proves itself only when a second process hits it. The examples are
+modules of the package, so `python -m chapter2.examples.<name>` finds them wherever the
+package is installed.
 """
 
+import importlib.util
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+PACKAGE = "chapter2.examples"
 
 
 class ExampleFailed(RuntimeError):
@@ -19,19 +21,17 @@ class ExampleFailed(RuntimeError):
 def run_example(
     name: str, *args: str, env: dict[str, str] | None = None, timeout: float = 300
 ) -> str:
-    """Run `examples/<name>.py` with `args` and extra `env`; return what it printed on stdout."""
-    script = EXAMPLES / f"{name}.py"
-    if not script.is_file():
-        raise FileNotFoundError(f"no example called {name!r} in {EXAMPLES.name}/")
+    """Run `python -m chapter2.examples.<name> args` with extra `env`; return its stdout."""
+    module = f"{PACKAGE}.{name}"
+    if importlib.util.find_spec(module) is None:
+        raise ModuleNotFoundError(f"no example called {name!r} in {PACKAGE}")
     proc = subprocess.run(
-        [sys.executable, str(script), *args],
+        [sys.executable, "-m", module, *args],
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
         timeout=timeout,
     )
     if proc.returncode != 0:
-        raise ExampleFailed(
-            f"examples/{name}.py exited with {proc.returncode}:\n{proc.stderr.strip()}"
-        )
+        raise ExampleFailed(f"{module} exited with {proc.returncode}:\n{proc.stderr.strip()}")
     return proc.stdout

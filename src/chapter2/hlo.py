@@ -1,4 +1,8 @@
-"""Reading what XLA compiles: lowered and optimized HLO text, fusions and their bodies."""
+"""Reading what XLA compiles: lowered and optimized HLO text, its fusions, layouts and sources.
+
+Every reader here takes text, so it can be tested on a frozen HLO string; only
+`lowered_text` and `compiled_text` call JAX.
+"""
 
 import re
 from collections.abc import Callable
@@ -8,6 +12,7 @@ import jax
 _LOCATION_TABLES = re.compile(r"^(FileNames|FunctionNames|FileLocations|StackFrames)$")
 _TABLE_ROW = re.compile(r"^\d+ ")
 _METADATA = re.compile(r", metadata=\{[^}]*\}")
+_INSTRUCTION = re.compile(r"%([\w.\-]+) = \S+ ([\w\-]+)\(")
 
 
 def lowered_text(f: Callable, *args, **jit_kwargs) -> str:
@@ -35,6 +40,11 @@ def clean_hlo(text: str) -> str:
     return "\n".join(kept)
 
 
+def stablehlo_ops(text: str) -> list[str]:
+    """The operations of StableHLO text, in order ('sine' for `stablehlo.sine`)."""
+    return re.findall(r"= stablehlo\.([\w.]+)", text)
+
+
 def count_fusions(text: str) -> int:
     """How many fusion instructions (fused kernels) the HLO text holds."""
     return len(re.findall(r" fusion\(", text))
@@ -43,6 +53,16 @@ def count_fusions(text: str) -> int:
 def fusion_kinds(text: str) -> list[str]:
     """The kind of every fusion instruction, in order (kLoop, kInput, kOutput, kCustom)."""
     return re.findall(r" fusion\(.*?kind=(\w+)", text)
+
+
+def opcodes(text: str) -> list[str]:
+    """The opcode of every instruction, in order ('copy' for `%copy = f32[4]{0} copy(%x)`)."""
+    return [op for _, op in _INSTRUCTION.findall(text)]
+
+
+def has_op(text: str, opcode: str) -> bool:
+    """Whether any instruction of the HLO text has this opcode (`transpose`, `dot`, ...)."""
+    return opcode in opcodes(text)
 
 
 def entry_computation(text: str) -> str:
@@ -56,7 +76,61 @@ def entry_root(text: str) -> str:
     return next(line.strip() for line in entry_computation(text).splitlines() if "ROOT " in line)
 
 
+def root_opcode(text: str) -> str:
+    """The opcode of the ENTRY computation's ROOT instruction."""
+    return opcodes(entry_root(text))[0]
+
+
 def fused_body(text: str, name: str = "fused_computation") -> str:
     """The body of the fused computation called `name` (the first one by default)."""
     start = text.index(f"%{name} ")
     return text[start : text.index("\n}", start) + 2]
+
+
+def dot_operands(text: str) -> tuple[str, str]:
+    """What feeds the first dot of the text: the opcodes of its two operands."""
+    defined = dict(_INSTRUCTION.findall(text))
+    lhs, rhs = re.search(r" dot\(%([\w.\-]+), %([\w.\-]+)\)", text).groups()
+    return defined[lhs], defined[rhs]
+
+
+def entry_layout(text: str) -> str:
+    """The `entry_computation_layout` of optimized HLO: parameter and result shapes with layouts."""
+    start = text.index("entry_computation_layout={") + len("entry_computation_layout={")
+    depth = 1
+    for end in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[end], 0)
+        if depth == 0:
+            return text[start:end]
+    raise ValueError("unbalanced braces in entry_computation_layout")
+
+
+def input_output_alias(text: str) -> str | None:
+    """The `input_output_alias` of the HloModule header (set by donation), or None."""
+    found = re.search(r"input_output_alias=\{ (.*?) \},", text.splitlines()[0])
+    return found.group(1) if found else None
+
+
+def source_lines(text: str) -> dict[str, tuple[str, str, int]]:
+    """For each instruction with metadata: (op_name, file, line) read from the location tables.
+
+    The tables at the top of optimized HLO map a `stack_frame_id` to a file location.
+    """
+
+    def table(name: str) -> str:
+        start = text.index(f"\n{name}\n") + len(name) + 2
+        end = text.find("\n\n", start)
+        return text[start : end if end != -1 else None]
+
+    files = dict(re.findall(r'^(\d+) "(.*)"$', table("FileNames"), re.M))
+    locations = {
+        loc: (files[file], int(line))
+        for loc, file, line in re.findall(
+            r"^(\d+) \{file_name_id=(\d+) function_name_id=\d+ line=(\d+)",
+            table("FileLocations"),
+            re.M,
+        )
+    }
+    frames = dict(re.findall(r"^(\d+) \{file_location_id=(\d+)", table("StackFrames"), re.M))
+    found = re.findall(r'%(\S+) = .*?metadata=\{op_name="([^"]+)" stack_frame_id=(\d+)\}', text)
+    return {name: (op, *locations[frames[frame]]) for name, op, frame in found}

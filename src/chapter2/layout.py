@@ -1,4 +1,4 @@
-"""Memory layout: offsets from strides, layouts in HLO text, aligned NumPy buffers, zero-copy."""
+"""Memory layout: offsets from strides, aligned NumPy buffers, and whether JAX shares them."""
 
 import math
 
@@ -27,22 +27,6 @@ def linear_memory(a: np.ndarray) -> list:
     if not (a.flags.c_contiguous or a.flags.f_contiguous):
         raise ValueError("linear_memory needs a C- or Fortran-contiguous array")
     return a.ravel(order="K").tolist()
-
-
-def entry_layout(hlo: str) -> str:
-    """The `entry_computation_layout` of optimized HLO: parameter and result shapes with layouts."""
-    start = hlo.index("entry_computation_layout={") + len("entry_computation_layout={")
-    depth = 1
-    for end in range(start, len(hlo)):
-        depth += {"{": 1, "}": -1}.get(hlo[end], 0)
-        if depth == 0:
-            return hlo[start:end]
-    raise ValueError("unbalanced braces in entry_computation_layout")
-
-
-def has_transpose(hlo: str) -> bool:
-    """Whether the HLO text holds a transpose instruction (a materialized transpose)."""
-    return " transpose(" in hlo
 
 
 def aligned_empty(shape: tuple[int, ...], dtype=np.float32, align: int = 64) -> np.ndarray:

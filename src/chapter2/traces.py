@@ -59,28 +59,50 @@ def read_trace(log_dir: str | Path) -> Trace:
     return Trace([e for e in raw if e.get("ph") == "X"], threads)
 
 
-def plot_timeline(trace: Trace, highlight: dict[str, str], ax=None):
-    """Draw the trace's events as bars, one row per thread, in the order the threads start.
+ROLES = {"python": "host (Python)", "tf_XLAExecute": "XLA execute", "tf_XLAEigen": "XLA pool"}
 
-    `highlight` maps a substring of an event name to a colour; events matching none are grey.
-    Time is in milliseconds from the first event. Returns the matplotlib Axes.
+
+def row_labels(threads: list[str]) -> list[str]:
+    """A distinct, readable label per thread: its role, numbered when a role repeats."""
+    roles = [ROLES.get(t.split("/")[0], t.split("/")[0]) for t in threads]
+    seen: Counter = Counter()
+    labels = []
+    for role in roles:
+        seen[role] += 1
+        labels.append(f"{role} {seen[role]}" if roles.count(role) > 1 else role)
+    return labels
+
+
+def durations(trace: Trace, name_part: str) -> list[float]:
+    """Durations in milliseconds of the events whose name contains `name_part`."""
+    return [e.get("dur", 0) / 1e3 for e in trace.events if name_part in e["name"]]
+
+
+def plot_timeline(trace: Trace, highlight: dict[str, tuple[str, str]], ax=None):
+    """Draw the highlighted events as bars, one row per thread, in the order threads start.
+
+    `highlight` maps a substring of an event name to (legend label, colour); other events are
+    not drawn. Time is in milliseconds from the first event. The legend sits below the axes.
+    Returns the matplotlib Axes.
     """
     if ax is None:
-        _, ax = plt.subplots(figsize=(10, 3.2))
+        _, ax = plt.subplots(figsize=(10, 3.4))
     start = min(e["ts"] for e in trace.events)
     first_seen: dict[str, float] = {}
     for event in sorted(trace.events, key=lambda e: e["ts"]):
         first_seen.setdefault(trace.thread_of(event), event["ts"])
     rows = list(first_seen)  # the main (Python) thread acts first, so it comes first
-    # Longest first, so that short events stay visible on top of the spans that hold them.
-    for event in sorted(trace.events, key=lambda e: -e.get("dur", 0)):
-        colour = next((c for key, c in highlight.items() if key in event["name"]), "0.85")
+    for event in trace.events:
+        key = next((k for k in highlight if k in event["name"]), None)
+        if key is None:
+            continue
         row = rows.index(trace.thread_of(event))
         left, width = (event["ts"] - start) / 1e3, max(event.get("dur", 0), 1) / 1e3
-        ax.barh(row, width, left=left, height=0.6, color=colour, edgecolor="none")
-    ax.set_yticks(range(len(rows)), [r.split("/")[0] for r in rows])
+        ax.barh(row, width, left=left, height=0.6, color=highlight[key][1], edgecolor="none")
+    ax.set_yticks(range(len(rows)), row_labels(rows))
     ax.invert_yaxis()
     ax.set_xlabel("time since the first event (ms)")
-    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in highlight.values()]
-    ax.legend(handles, list(highlight), loc="upper right", fontsize="small", ncols=len(highlight))
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colour) for _, colour in highlight.values()]
+    labels = [label for label, _ in highlight.values()]
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2)
     return ax

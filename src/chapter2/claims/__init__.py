@@ -1,15 +1,87 @@
-"""The claims registry: every version-sensitive statement of the book, with its check."""
+"""The claims registry: every statement the book makes about JAX, with its check.
 
-# Importing a section's module registers its claims.
-from chapter2.claims import jaxprs, layout, profiling, xla  # noqa: F401
+Each page with claims has a module here named after it (`xla_compilation` for the page
+`xla-compilation`). Modules are found and imported on first use, one at a time, so a module
+that cannot be imported under some JAX is reported and the others still load.
+"""
+
+import importlib
+import pkgutil
+
 from chapter2.claims.registry import (
     REGISTRY,
     Claim,
     ClaimDrift,
+    Kind,
     Observation,
+    Status,
     Verdict,
-    evaluate,
-    verify,
+    claim,
+    drift_message,
+    run_check,
 )
 
-__all__ = ["REGISTRY", "Claim", "ClaimDrift", "Observation", "Verdict", "evaluate", "verify"]
+__all__ = [
+    "Claim",
+    "ClaimDrift",
+    "Kind",
+    "Observation",
+    "Status",
+    "Verdict",
+    "claim",
+    "claims",
+    "evaluate",
+    "evaluate_all",
+    "load_errors",
+    "verify",
+]
+
+_INFRASTRUCTURE = {"registry", "attribution", "__main__"}
+_LOAD_ERRORS: dict[str, str] = {}
+
+
+def section_modules() -> list[str]:
+    """The claims modules, one per page, by module name."""
+    names = (m.name for m in pkgutil.iter_modules(__path__))
+    return sorted(n for n in names if n not in _INFRASTRUCTURE and not n.startswith("_"))
+
+
+def claims() -> dict[str, Claim]:
+    """Every registered claim, importing each page's module once."""
+    for name in section_modules():
+        module = f"{__name__}.{name}"
+        if name in _LOAD_ERRORS:
+            continue
+        try:
+            importlib.import_module(module)
+        except Exception as err:  # noqa: BLE001 - one page's import must not hide the others
+            _LOAD_ERRORS[name] = f"{type(err).__name__}: {err}"
+    return REGISTRY
+
+
+def load_errors() -> dict[str, str]:
+    """Claims modules that could not be imported here, with the reason."""
+    claims()
+    return dict(_LOAD_ERRORS)
+
+
+def evaluate(claim_id: str) -> Verdict:
+    """Run the check of `claim_id` and return its verdict, whatever it is."""
+    found = claims()
+    if claim_id not in found:
+        raise KeyError(f"no claim {claim_id!r}; modules that failed to load: {_LOAD_ERRORS}")
+    return run_check(found[claim_id])
+
+
+def verify(claim_id: str) -> Verdict:
+    """Run the check of `claim_id`; raise `ClaimDrift` when it drifted. Pages end Notes with it."""
+    verdict = evaluate(claim_id)
+    if verdict.drifted:
+        raise ClaimDrift(drift_message(verdict))
+    return verdict
+
+
+def evaluate_all(page: str | None = None) -> list[Verdict]:
+    """The verdict of every claim (of one page, if given), page by page."""
+    chosen = [c for c in claims().values() if page in (None, c.page)]
+    return [run_check(c) for c in sorted(chosen, key=lambda c: c.page)]

@@ -1,142 +1,242 @@
-"""Claims of section 2.2 (jaxprs)."""
+"""Claims of the page `jaxprs`: what make_jaxpr returns and how jaxprs print and nest."""
 
 import jax
-import jax.extend as jex
 import jax.numpy as jnp
 from jax import lax
 
 from chapter2.claims.registry import Observation, claim
 from chapter2.compiles import CompileCounter
+from chapter2.hlo import clean_hlo, compiled_text, has_op
 from chapter2.jaxprs import count_primitives
 
 
-@claim(
-    "closed-jaxpr-merged",
-    "2.2",
-    "note-closed-jaxpr",
-    "make_jaxpr returns a Jaxpr: jax.extend.core.ClosedJaxpr is the same class as Jaxpr, "
-    ".jaxpr returns the object itself, and .consts and .eqns are read on it directly.",
-)
-def _closed_jaxpr_merged() -> Observation:
-    w = jnp.ones((2, 2))
-    closed = jax.make_jaxpr(lambda v: w @ v)(jnp.ones(2))
-    same_class = jex.core.ClosedJaxpr is jex.core.Jaxpr
-    is_self = closed.jaxpr is closed
-    direct = len(closed.consts) == 1 and [e.primitive.name for e in closed.eqns] == ["dot_general"]
-    return Observation(
-        type(closed) is jex.core.ClosedJaxpr and same_class and is_self and direct,
-        f"make_jaxpr returned {type(closed).__name__}; ClosedJaxpr is Jaxpr: {same_class}; "
-        f".jaxpr is the object itself: {is_self}; .consts/.eqns read directly: {direct}",
-    )
+def _names(jaxpr) -> list[str]:
+    return [eqn.primitive.name for eqn in jaxpr.eqns]
 
 
 @claim(
     "literal-printed-with-type",
-    "2.2",
-    "note-literals",
-    "A Python scalar in a traced function becomes a Literal, and the jaxpr prints it with its "
-    "type, e.g. 2.0:f32[].",
+    "sin(x) + cos(y) * 2.0 traces to the equations sin, cos, mul, add; the Python scalar 2.0 "
+    "becomes a Literal, which the jaxpr prints with its type, as 2.0:f32[].",
 )
 def _literal_printed_with_type() -> Observation:
-    jaxpr = jax.make_jaxpr(lambda v: v * 2.0)(jnp.ones(3, jnp.float32))
-    operand = jaxpr.eqns[0].invars[1]
-    kind = type(operand).__name__
+    jaxpr = jax.make_jaxpr(lambda x, y: jnp.sin(x) + jnp.cos(y) * 2.0)(jnp.ones(3), jnp.ones(3))
     text = jaxpr.pretty_print(use_color=False)  # str() adds ANSI colours inside Jupyter
-    printed = "2.0:f32[]" in text
-    line = text.splitlines()[0].strip()
+    mul = next(eqn for eqn in jaxpr.eqns if eqn.primitive.name == "mul")
     return Observation(
-        kind == "Literal" and printed,
-        f"the scalar operand is a {kind}; the jaxpr reads {line!r}",
+        expected={"equations": ["sin", "cos", "mul", "add"], "2.0 is a": "Literal", "printed": True},
+        observed={
+            "equations": _names(jaxpr),
+            "2.0 is a": type(mul.invars[1]).__name__,
+            "printed": "2.0:f32[]" in text,
+            "mul line": next(line.strip() for line in text.splitlines() if " mul " in line),
+        },
+    )
+
+
+@claim(
+    "closed-jaxpr-merged",
+    "make_jaxpr returns a Jaxpr: jax.extend.core.ClosedJaxpr is the same class as Jaxpr, "
+    ".jaxpr returns the object itself, and .consts and .eqns are read on it directly.",
+)
+def _closed_jaxpr_merged() -> Observation:
+    import jax.extend as jex
+
+    w = jnp.ones((2, 2))
+    closed = jax.make_jaxpr(lambda v: w @ v)(jnp.ones(2))
+    return Observation(
+        expected={
+            "make_jaxpr returns": "Jaxpr",
+            "ClosedJaxpr is Jaxpr": True,
+            ".jaxpr is the object itself": True,
+            ".consts and .eqns on the object": [1, ["dot_general"]],
+        },
+        observed={
+            "make_jaxpr returns": type(closed).__name__,
+            "ClosedJaxpr is Jaxpr": jex.core.ClosedJaxpr is jex.core.Jaxpr,
+            ".jaxpr is the object itself": closed.jaxpr is closed,
+            ".consts and .eqns on the object": [len(closed.consts), _names(closed)],
+        },
+    )
+
+
+@claim(
+    "closure-constvar-literal",
+    "An array a function captures becomes a constvar whose value travels in .consts; a Python "
+    "float such as jnp.pi becomes a literal of the equation, rounded to float32.",
+)
+def _closure_constvar_literal() -> Observation:
+    w = jnp.arange(9.0).reshape(3, 3)
+    jaxpr = jax.make_jaxpr(lambda v: jnp.dot(w, v) + jnp.pi)(jnp.ones(3))
+    add = next(eqn for eqn in jaxpr.eqns if eqn.primitive.name == "add")
+    return Observation(
+        expected={"constvars": ["f32[3,3]"], "jnp.pi is a": "Literal", "printed as": True},
+        observed={
+            "constvars": [v.aval.str_short(short_dtypes=True) for v in jaxpr.constvars],
+            "jnp.pi is a": type(add.invars[1]).__name__,
+            "printed as": "3.1415927410125732:f32[]" in jaxpr.pretty_print(use_color=False),
+        },
     )
 
 
 @claim(
     "nested-jit-primitive",
-    "2.2",
-    "note-nested-jit",
     'A jitted function called inside a traced one appears as one equation of the primitive "jit" '
-    '(older JAX: "pjit") whose params hold its name and its sub-jaxpr.',
+    "(not \"pjit\") whose params hold its name and its sub-jaxpr.",
 )
 def _nested_jit_primitive() -> Observation:
     @jax.jit
-    def claim_inner(v):
+    def inner(v):
         return jnp.sin(v) * 2.0
 
-    jaxpr = jax.make_jaxpr(lambda v: claim_inner(v).sum())(jnp.ones(3))
+    jaxpr = jax.make_jaxpr(lambda v: inner(v).sum())(jnp.ones(3))
     top = jaxpr.eqns[0]
-    counts = count_primitives(jaxpr)
-    sub = top.params.get("jaxpr")
-    sub_prims = [e.primitive.name for e in sub.eqns] if sub is not None else None
     return Observation(
-        top.primitive.name == "jit"
-        and top.params.get("name") == "claim_inner"
-        and sub_prims == ["sin", "mul"]
-        and "pjit" not in counts,
-        f"first equation: primitive {top.primitive.name!r}, name={top.params.get('name')!r}, "
-        f"sub-jaxpr {sub_prims}; 'pjit' occurs {counts['pjit']} times",
+        expected={"primitive": "jit", "params name": "inner", "sub-jaxpr": ["sin", "mul"]},
+        observed={
+            "primitive": top.primitive.name,
+            "params name": top.params.get("name"),
+            "sub-jaxpr": _names(top.params["jaxpr"]) if "jaxpr" in top.params else None,
+        },
+    )
+
+
+@claim(
+    "library-functions-custom-jvp",
+    "jax.nn.relu and jnp.logaddexp each trace to a custom_jvp_call; relu's body is a jit of "
+    "its own holding the max, so a function that calls a jitted relu has two jit and two "
+    "custom_jvp_call equations in all.",
+)
+def _library_custom_jvp() -> Observation:
+    inner = jax.jit(lambda v: jax.nn.relu(v) * 2.0)
+    jaxpr = jax.make_jaxpr(lambda v: inner(v).sum() + jnp.logaddexp(v, 1.0).sum())(jnp.ones(3))
+    counts = count_primitives(jaxpr)
+    return Observation(
+        expected={"jit": 2, "custom_jvp_call": 2, "max inside": True},
+        observed={
+            "jit": counts["jit"],
+            "custom_jvp_call": counts["custom_jvp_call"],
+            "max inside": counts["max"] >= 1,
+            "top level": _names(jaxpr),
+        },
     )
 
 
 @claim(
     "python-if-on-tracer",
-    "2.2",
-    "note-python-if",
-    "Inside jit, a Python if on a traced argument raises TracerBoolConversionError at once (no "
-    "recompilation ever happens); with the argument static, each distinct value compiles once.",
+    "Inside jit, a Python if on a traced argument raises TracerBoolConversionError on the first "
+    "call (no recompilation ever happens); with the argument static, each distinct value "
+    "compiles once.",
 )
 def _python_if_on_tracer() -> Observation:
-    def claim_traced_if(x, flag):
+    def traced_if(x, flag):
         return jnp.sin(x) if flag > 0.5 else jnp.cos(x)
 
-    def claim_static_if(x, flag):
+    def static_if(x, flag):
         return jnp.sin(x) if flag > 0.5 else jnp.cos(x)
 
     x = jnp.ones(3)
-    with CompileCounter("claim_traced_if") as traced:
+    with CompileCounter("traced_if") as traced:
         try:
-            jax.jit(claim_traced_if)(x, 0.7)
+            jax.jit(traced_if)(x, 0.7)
             raised = "nothing"
-        except Exception as err:  # the check reports whatever was raised
+        except Exception as err:  # noqa: BLE001 - the check reports whatever was raised
             raised = type(err).__name__
-    static = jax.jit(claim_static_if, static_argnums=1)
-    flags = [0.7, 0.7, 0.3, 0.3]
-    with CompileCounter("claim_static_if") as compiled:
-        for flag in flags:
+    static = jax.jit(static_if, static_argnums=1)
+    with CompileCounter("static_if") as compiled:
+        for flag in [0.7, 0.7, 0.3, 0.3]:
             static(x, flag)
     return Observation(
-        raised == "TracerBoolConversionError" and traced.count == 0 and compiled.count == 2,
-        f"traced flag: {raised} and {traced.count} compilations; static flag: "
-        f"{compiled.count} compilations for the calls {flags}",
+        expected={
+            "traced flag raises": "TracerBoolConversionError",
+            "compilations with a traced flag": 0,
+            "compilations for static flags 0.7, 0.7, 0.3, 0.3": 2,
+        },
+        observed={
+            "traced flag raises": raised,
+            "compilations with a traced flag": traced.count,
+            "compilations for static flags 0.7, 0.7, 0.3, 0.3": compiled.count,
+        },
     )
 
 
 @claim(
     "cond-int32-false-first",
-    "2.2",
-    "note-cond-branches",
-    "In the jaxpr of lax.cond the boolean predicate is first converted to int32 by "
-    "convert_element_type, and the branches parameter is (false_fun, true_fun).",
+    "lax.cond traces to the same jaxpr whatever the predicate's value; in it the boolean "
+    "predicate is converted to int32 by convert_element_type, and the branches parameter is "
+    "(false_fun, true_fun).",
 )
 def _cond_int32_false_first() -> Observation:
     def f(p, x):
         return lax.cond(p > 0.5, jnp.sin, jnp.cos, x)
 
     jaxpr = jax.make_jaxpr(f)(0.7, jnp.ones(3))
-    prims = [e.primitive.name for e in jaxpr.eqns]
-    cond = jaxpr.eqns[prims.index("cond")] if "cond" in prims else None
-    before = jaxpr.eqns[prims.index("cond") - 1] if cond is not None else None
-    converted = (
-        before is not None
-        and before.primitive.name == "convert_element_type"
-        and before.params["new_dtype"] == jnp.int32
-        and cond.invars[0] is before.outvars[0]
-    )
-    branches = (
-        [[e.primitive.name for e in br.eqns] for br in cond.params["branches"]] if cond else None
-    )
-    new_dtype = before.params.get("new_dtype") if before is not None else None
+    names = _names(jaxpr)
+    cond = jaxpr.eqns[names.index("cond")]
+    before = jaxpr.eqns[names.index("cond") - 1]
+    other = jax.make_jaxpr(f)(0.3, jnp.ones(3))
     return Observation(
-        converted and branches == [["cos"], ["sin"]],
-        f"equations {prims}; predicate converted to {new_dtype}; branches {branches} "
-        f"(true_fun=sin, false_fun=cos)",
+        expected={
+            "same jaxpr for 0.7 and 0.3": True,
+            "before cond": ["convert_element_type", "int32"],
+            "cond indexed by it": True,
+            "branches (true=sin, false=cos)": [["cos"], ["sin"]],
+        },
+        observed={
+            "same jaxpr for 0.7 and 0.3": jaxpr.pretty_print(use_color=False)
+            == other.pretty_print(use_color=False),
+            "before cond": [before.primitive.name, str(before.params.get("new_dtype"))],
+            "cond indexed by it": cond.invars[0] is before.outvars[0],
+            "branches (true=sin, false=cos)": [_names(b) for b in cond.params["branches"]],
+        },
+    )
+
+
+@claim(
+    "grad-jaxpr-dead-code",
+    "The jaxpr of jax.grad(sum(sin(x)**2)) holds one sin, one cos and the forward pass's "
+    "reduce_sum, whose result nothing uses; the optimized HLO drops that reduce.",
+)
+def _grad_dead_code() -> Observation:
+    def f(x):
+        return jnp.sum(jnp.sin(x) ** 2)
+
+    counts = count_primitives(jax.make_jaxpr(jax.grad(f))(jnp.ones(4)))
+    optimized = clean_hlo(compiled_text(jax.grad(f), jnp.ones(4)))
+    return Observation(
+        expected={"sin, cos, reduce_sum in the jaxpr": [1, 1, 1], "reduce in the HLO": False},
+        observed={
+            "sin, cos, reduce_sum in the jaxpr": [
+                counts["sin"],
+                counts["cos"],
+                counts["reduce_sum"],
+            ],
+            "reduce in the HLO": has_op(optimized, "reduce"),
+        },
+    )
+
+
+@claim(
+    "jaxpr-intermediate-not-materialized",
+    "A large intermediate in a jaxpr need not exist at run time: sum((x[:, None] - y[None]) ** 2) "
+    "over (1000, 1500, 64) holds a f32[1000,1500,64] in its jaxpr, yet the compiled program's "
+    "temporary buffers are far smaller than its 384 MB.",
+)
+def _intermediate_not_materialized() -> Observation:
+    def f(x, y):
+        return jnp.sum((x[:, None, :] - y[None, :, :]) ** 2, axis=-1)
+
+    x, y = jnp.ones((1000, 64)), jnp.ones((1500, 64))
+    jaxpr = jax.make_jaxpr(f)(x, y)
+    shapes = {v.aval.str_short(short_dtypes=True) for eqn in jaxpr.eqns for v in eqn.outvars}
+    temp = jax.jit(f).lower(x, y).compile().memory_analysis().temp_size_in_bytes
+    size = 1000 * 1500 * 64 * 4
+    return Observation(
+        expected={"f32[1000,1500,64] in the jaxpr": True, "temp below a tenth of it": True},
+        observed={
+            "f32[1000,1500,64] in the jaxpr": "f32[1000,1500,64]" in shapes,
+            "temp below a tenth of it": temp < size / 10,
+            "temp bytes": temp,
+            "intermediate bytes": size,
+        },
     )

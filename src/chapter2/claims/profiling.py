@@ -1,18 +1,19 @@
-"""Claims of section 2.1 (profiling)."""
+"""Claims of the page `profiling`: keys, traces, annotations and memory profiles."""
 
+import gzip
 import tempfile
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 
 from chapter2.claims.registry import Observation, claim
+from chapter2.hlo import compiled_text
 from chapter2.traces import generic_name, read_trace, trace_files
 
 
 @claim(
     "typed-prng-keys",
-    "2.1",
-    "note-typed-keys",
     "jax.random.key(0) returns a typed scalar key that refuses arithmetic; the old "
     "jax.random.PRNGKey(0) returns a raw uint32[2] array.",
 )
@@ -20,89 +21,132 @@ def _typed_keys() -> Observation:
     old, new = jax.random.PRNGKey(0), jax.random.key(0)
     try:
         new + 1
-        refused = "accepted"
+        added = "accepted"
     except TypeError:
-        refused = "TypeError"
-    holds = (
-        old.dtype == jnp.uint32
-        and old.shape == (2,)
-        and jnp.issubdtype(new.dtype, jax.dtypes.prng_key)
-        and new.shape == ()
-        and refused == "TypeError"
-    )
+        added = "TypeError"
     return Observation(
-        holds,
-        f"PRNGKey(0) is {old.dtype}{list(old.shape)}; key(0) is {new.dtype}{list(new.shape)} "
-        f"and key + 1 is {refused}",
+        expected={
+            "PRNGKey(0)": "uint32[2]",
+            "key(0) shape": [],
+            "key(0) has a key dtype": True,
+            "key(0) + 1": "TypeError",
+        },
+        observed={
+            "PRNGKey(0)": f"{old.dtype}{list(old.shape)}".replace(" ", ""),
+            "key(0) shape": list(new.shape),
+            "key(0) has a key dtype": bool(jnp.issubdtype(new.dtype, jax.dtypes.prng_key)),
+            "key(0) + 1": added,
+            "key(0) dtype": str(new.dtype),
+        },
     )
 
 
-def _trace_one_step(annotation: str = "step", **trace_options):
-    """Trace one warmed-up call of a small jitted function, inside a TraceAnnotation.
-
-    Returns the files the trace wrote (relative to its folder) and its events.
-    """
-    f = jax.jit(lambda v: jnp.sin(v).sum())
+def _traced_step(log_dir: str, **trace_options):
+    """Trace one warmed-up call of a small jitted function inside a TraceAnnotation("step")."""
+    step = jax.jit(lambda v: jnp.sin(v).sum())
     x = jnp.ones(1000)
-    f(x).block_until_ready()
-    with tempfile.TemporaryDirectory() as log_dir:
-        with jax.profiler.trace(log_dir, **trace_options), jax.profiler.TraceAnnotation(annotation):
-            f(x).block_until_ready()
-        return trace_files(log_dir), read_trace(log_dir)
+    step(x).block_until_ready()
+    with jax.profiler.trace(log_dir, **trace_options), jax.profiler.TraceAnnotation("step"):
+        step(x).block_until_ready()
+    return compiled_text(lambda v: jnp.sin(v).sum(), x)
 
 
 @claim(
     "trace-files",
-    "2.1",
-    "note-trace-files",
     "A trace writes plugins/profile/<timestamp>/<host>.xplane.pb and <host>.trace.json.gz "
     "(plus perfetto_trace.json.gz with create_perfetto_trace=True), not a profile.pb.",
 )
 def _trace_files() -> Observation:
-    files, _ = _trace_one_step(create_perfetto_trace=True)
-    expected = [
-        "plugins/profile/<timestamp>/<host>.trace.json.gz",
-        "plugins/profile/<timestamp>/<host>.xplane.pb",
-        "plugins/profile/<timestamp>/perfetto_trace.json.gz",
-    ]
-    names = sorted(generic_name(f) for f in files)
-    return Observation(names == expected, f"the trace folder holds {names}")
+    with tempfile.TemporaryDirectory() as log_dir:
+        _traced_step(log_dir, create_perfetto_trace=True)
+        names = sorted(generic_name(f) for f in trace_files(log_dir))
+    return Observation(
+        expected={
+            "files written": [
+                "plugins/profile/<timestamp>/<host>.trace.json.gz",
+                "plugins/profile/<timestamp>/<host>.xplane.pb",
+                "plugins/profile/<timestamp>/perfetto_trace.json.gz",
+            ]
+        },
+        observed={"files written": names},
+    )
 
 
 @claim(
     "trace-annotation-in-trace",
-    "2.1",
-    "note-annotations",
-    "TraceAnnotation spans and the host-side call of a jitted function appear as events "
-    "in the trace's *.trace.json.gz.",
+    "TraceAnnotation spans, the host-side call of a jitted function (a PjitFunction event) and "
+    "the kernels XLA ran, named after instructions of the optimized HLO, are all events of the "
+    "trace's *.trace.json.gz.",
 )
 def _trace_annotation() -> Observation:
-    _, trace = _trace_one_step(annotation="claim_step")
+    with tempfile.TemporaryDirectory() as log_dir:
+        hlo = _traced_step(log_dir)
+        trace = read_trace(log_dir)
     counts = trace.counts()
     calls = sum(n for name, n in counts.items() if name.startswith("PjitFunction("))
+    instructions = {f"%{name} " for name in counts if f"%{name} " in hlo}
     return Observation(
-        counts["claim_step"] == 1 and calls >= 1,
-        f"'claim_step' events: {counts['claim_step']}, PjitFunction(...) events: {calls}",
+        expected={
+            "events of the annotation 'step'": 1,
+            "host call events present": True,
+            "kernel events named after HLO instructions": True,
+        },
+        observed={
+            "events of the annotation 'step'": counts["step"],
+            "host call events present": calls >= 1,
+            "kernel events named after HLO instructions": bool(instructions),
+            "host call events": calls,
+            "HLO instructions seen": sorted(i.strip(" %") for i in instructions),
+        },
     )
 
 
 @claim(
     "named-scope-debug-info",
-    "2.1",
-    "note-named-scope",
     "named_scope names reach the op_name metadata of the compiled HLO; the StableHLO text "
     "shows them only with as_text(debug_info=True).",
 )
 def _named_scope() -> Observation:
     def f(v):
-        with jax.named_scope("claim_scope"):
+        with jax.named_scope("my_scope"):
             return jnp.sin(v) * 2
 
     lowered = jax.jit(f).lower(jnp.ones(8))
-    in_hlo = "claim_scope" in lowered.compile().as_text()
-    plain = "claim_scope" in lowered.as_text()
-    debug = "claim_scope" in lowered.as_text(debug_info=True)
     return Observation(
-        in_hlo and not plain and debug,
-        f"in compiled HLO: {in_hlo}; in StableHLO: {plain}; with debug_info=True: {debug}",
+        expected={
+            "in the compiled HLO": True,
+            "in lower().as_text()": False,
+            "in lower().as_text(debug_info=True)": True,
+        },
+        observed={
+            "in the compiled HLO": "my_scope" in lowered.compile().as_text(),
+            "in lower().as_text()": "my_scope" in lowered.as_text(),
+            "in lower().as_text(debug_info=True)": "my_scope" in lowered.as_text(debug_info=True),
+        },
     )
+
+
+@claim(
+    "device-memory-profile",
+    "On the CPU, jax.profiler.save_device_memory_profile writes a gzip-compressed pprof "
+    "protobuf, which grows when another device buffer is alive.",
+)
+def _memory_profile() -> Observation:
+    before = gzip.decompress(jax.profiler.device_memory_profile())
+    extra = jnp.ones((1000, 1000)).block_until_ready()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "memory.prof"
+        jax.profiler.save_device_memory_profile(str(path))
+        written = path.read_bytes()
+    del extra
+    gzipped = written[:2] == b"\x1f\x8b"
+    after = gzip.decompress(written) if gzipped else b""
+    return Observation(
+        expected={"file is gzip": True, "grows with a live buffer": True},
+        observed={
+            "file is gzip": gzipped,
+            "grows with a live buffer": len(after) > len(before),
+            "unpacked bytes before, after": [len(before), len(after)],
+        },
+    )
+

@@ -1,63 +1,157 @@
-"""The registry of version-sensitive claims: what the book says JAX does, each with a check.
+"""The registry of claims: what the book says JAX does, each with a check that looks.
 
-A check returns an `Observation` of what the installed JAX really did. `verify(id)` runs one
-and raises `ClaimDrift` when the book's statement no longer holds. Claims about the machine
-rather than JAX (`kind="observed"`) are reported, never asserted.
+A check returns an `Observation`: named values the book expects and the values this JAX
+produced. Whether the claim holds, its status and the sentence shown all derive from them.
+A claim belongs to the page its module is named after (`claims/xla_compilation.py` is the
+page `xla-compilation`); its Note on that page carries the label `claim-<id>`.
 """
 
-import html
+import inspect
+import json
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
 
 import jax
+import jaxlib
+
+VERDICT_MIME = "application/vnd.chapter2.verdict+json"
+
+
+class Kind(StrEnum):
+    ASSERTED = "asserted"  # JAX decides it: a difference is drift and fails the build
+    OBSERVED = "observed"  # the machine decides it (CPU, allocator): reported, never asserted
+
+
+class Status(StrEnum):
+    HOLDS = "holds"
+    DRIFTED = "drifted"
+    AS_SPECIFIED = "as specified"  # an observed claim: this machine behaved as the book says
+    DIFFERS_HERE = "differs here"  # an observed claim: this machine behaved otherwise
+
+
+def _plain(values: dict[str, Any]) -> dict[str, Any]:
+    """The values as JSON has them (tuples become lists), so comparisons survive a round trip."""
+    return json.loads(json.dumps(values))
 
 
 @dataclass(frozen=True)
 class Observation:
-    holds: bool
-    observed: str
+    """Named values the book expects, and what this JAX produced.
+
+    `observed` may name more values than `expected`: those are context, shown but not compared.
+    """
+
+    expected: dict[str, Any]
+    observed: dict[str, Any]
+
+    def __post_init__(self):
+        object.__setattr__(self, "expected", _plain(self.expected))
+        object.__setattr__(self, "observed", _plain(self.observed))
+
+    @property
+    def differences(self) -> list[str]:
+        """The names whose observed value is not the expected one."""
+        return [k for k, v in self.expected.items() if self.observed.get(k, ...) != v]
+
+    @property
+    def matches(self) -> bool:
+        return not self.differences
+
+    def sentence(self) -> str:
+        """Every observed value by name; a value that differs says what the book expected."""
+        parts = []
+        for name in {**self.observed, **self.expected}:
+            seen = self.observed.get(name, "(not observed)")
+            part = f"{name}: {seen}"
+            if name in self.differences:
+                part += f" (the book expects {self.expected[name]})"
+            parts.append(part)
+        return "; ".join(parts)
 
 
 @dataclass(frozen=True)
 class Claim:
     id: str
-    section: str
-    label: str
+    page: str
     statement: str
     check: Callable[[], Observation]
-    kind: str = "asserted"
+    kind: Kind = Kind.ASSERTED
+
+    @property
+    def label(self) -> str:
+        """The label of the claim's Note on its page."""
+        return f"claim-{self.id}"
+
+
+def status_of(kind: Kind, matches: bool | None) -> Status:
+    """The one rule: `matches` is None when the check could not run on this JAX."""
+    if kind is Kind.OBSERVED and matches is not None:
+        return Status.AS_SPECIFIED if matches else Status.DIFFERS_HERE
+    return Status.HOLDS if matches else Status.DRIFTED
+
+
+def describe_error(err: BaseException) -> str:
+    """A check that could not run, in one readable sentence (a missing API names itself)."""
+    missing = re.fullmatch(r"module '([\w.]+)' has no attribute '(\w+)'", str(err))
+    if missing:
+        return f"`{missing[1]}.{missing[2]}` does not exist in this JAX"
+    if isinstance(err, AttributeError) and getattr(err, "obj", None) is not None:
+        owner = getattr(err.obj, "__name__", type(err.obj).__name__)
+        return f"`{owner}.{err.name}` does not exist in this JAX"
+    if isinstance(err, ImportError) and err.name:
+        return f"`{err.name}` cannot be imported: {err}"
+    return f"the check raised {type(err).__name__}: {err}"
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """A claim with the observation its check made; shows itself as a one-line evidence box."""
+    """What a claim's check found on the installed JAX: data, shown by whoever renders it."""
 
     claim: Claim
-    observation: Observation
+    observation: Observation | None
+    error: str | None = None
+    versions: dict[str, str] = field(
+        default_factory=lambda: {"jax": jax.__version__, "jaxlib": jaxlib.__version__}
+    )
 
     @property
-    def holds(self) -> bool:
-        return self.observation.holds
+    def status(self) -> Status:
+        matches = None if self.observation is None else self.observation.matches
+        return status_of(self.claim.kind, matches)
+
+    @property
+    def drifted(self) -> bool:
+        return self.status is Status.DRIFTED
+
+    @property
+    def evidence(self) -> str:
+        return self.error if self.observation is None else self.observation.sentence()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.claim.id,
+            "section": self.claim.page,
+            "label": self.claim.label,
+            "statement": self.claim.statement,
+            "kind": str(self.claim.kind),
+            "status": str(self.status),
+            "expected": self.observation.expected if self.observation else None,
+            "observed": self.observation.observed if self.observation else None,
+            "evidence": self.evidence,
+            "check_source": inspect.getsource(self.claim.check),
+            **self.versions,
+        }
 
     def __str__(self) -> str:
-        if self.claim.kind == "observed":
-            mark = "observed on this machine"
-        else:
-            mark = "holds" if self.holds else "DRIFTED"
-        return f"[{self.claim.id}] {mark} on JAX {jax.__version__}: {self.observation.observed}"
-
-    def _repr_html_(self) -> str:
-        if self.claim.kind == "observed":
-            colour = "#1565c0"
-        else:
-            colour = "#2e7d32" if self.holds else "#c62828"
-        style = f"border-left: 4px solid {colour}; padding: 0.3em 0.8em"
-        return (
-            f'<p class="claim-verdict" style="{style}"><strong>Checked</strong> '
-            f"{html.escape(str(self))}</p>"
-        )
+        return f"[{self.claim.id}] {self.status} on JAX {self.versions['jax']}: {self.evidence}"
 
     __repr__ = __str__
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {"text/plain": str(self), VERDICT_MIME: self.as_dict()}
 
 
 class ClaimDrift(AssertionError):
@@ -67,31 +161,39 @@ class ClaimDrift(AssertionError):
 REGISTRY: dict[str, Claim] = {}
 
 
-def claim(id: str, section: str, label: str, statement: str, kind: str = "asserted"):
-    """Register the decorated zero-argument check as claim `id`."""
+def page_of(module: str) -> str:
+    """The page a claims module belongs to: `chapter2.claims.xla_compilation` → xla-compilation."""
+    return module.rsplit(".", 1)[-1].replace("_", "-")
+
+
+def claim(id: str, statement: str, *, kind: Kind = Kind.ASSERTED, page: str | None = None):
+    """Register the decorated zero-argument check as claim `id` of its module's page."""
 
     def register(check: Callable[[], Observation]) -> Callable[[], Observation]:
         if id in REGISTRY:
             raise ValueError(f"claim {id!r} is registered twice")
-        REGISTRY[id] = Claim(id, section, label, statement, check, kind)
+        REGISTRY[id] = Claim(id, page or page_of(check.__module__), statement, check, kind)
         return check
 
     return register
 
 
-def evaluate(claim_id: str) -> Verdict:
-    """Run the check of `claim_id` and return the verdict, whatever it is."""
-    entry = REGISTRY[claim_id]
-    return Verdict(entry, entry.check())
+def run_check(entry: Claim) -> Verdict:
+    """Run one claim's check; a check that cannot run on this JAX is a drift, not a crash."""
+    try:
+        return Verdict(entry, entry.check())
+    except Exception as err:  # noqa: BLE001 - whatever the JAX, the verdict says what happened
+        return Verdict(entry, None, describe_error(err))
 
 
-def verify(claim_id: str) -> Verdict:
-    """Run the check of `claim_id`; raise `ClaimDrift` if an asserted claim does not hold."""
-    verdict = evaluate(claim_id)
-    if verdict.claim.kind == "asserted" and not verdict.holds:
-        raise ClaimDrift(
-            f"claim {claim_id!r} (section {verdict.claim.section}) drifted on JAX "
-            f"{jax.__version__}.\n  the book says: {verdict.claim.statement}\n"
-            f"  JAX did:       {verdict.observation.observed}"
-        )
-    return verdict
+def drift_message(verdict: Verdict) -> str:
+    """What the build says when a claim drifted: the claim, the book's words, what JAX did."""
+    entry, obs = verdict.claim, verdict.observation
+    lines = [
+        f"claim {entry.id!r} (page {entry.page}) drifted on JAX {verdict.versions['jax']}.",
+        f"  the book says: {entry.statement}",
+        f"  JAX did:       {verdict.evidence}",
+    ]
+    if obs is not None:
+        lines.append(f"  expected {obs.expected}, observed {obs.observed}")
+    return "\n".join(lines)

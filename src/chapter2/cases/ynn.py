@@ -1,4 +1,4 @@
-"""Case study of section 2.3: a matmul-then-sum whose left operand is a closure constant.
+"""Case study of the page xla-compilation: a matmul-then-sum whose left operand is a closure constant.
 
 jaxlib 0.12's CPU backend hands `dot` followed by `reduce` to the YNNPACK library (a fusion of
 kind=kCustom, "__ynn_fusion"). On some CPUs, `jnp.sum(W_const @ x)` with a captured 128x128
@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from chapter2.hlo import clean_hlo, entry_computation, fused_body, fusion_kinds
+from chapter2.hlo import clean_hlo, dot_operands, entry_computation, fused_body, fusion_kinds
 
 N = 128
 SEED = 0
@@ -61,13 +61,6 @@ def ynn_fusion_body(hlo: str) -> str | None:
             name = re.search(r"calls=%([\w.\-]+)", line).group(1)
             return fused_body(hlo, name)
     return None
-
-
-def dot_operands(body: str) -> tuple[str, str]:
-    """What feeds the first dot of a computation: ('constant' | 'parameter' | opcode) x 2."""
-    defined = dict(re.findall(r"%([\w.\-]+) = \S+ ([\w\-]+)\(", body))
-    lhs, rhs = re.search(r" dot\(%([\w.\-]+), %([\w.\-]+)\)", body).groups()
-    return defined[lhs], defined[rhs]
 
 
 @dataclass(frozen=True)

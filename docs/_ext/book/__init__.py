@@ -1,0 +1,29 @@
+"""The book's Sphinx layer: numbering, claim verdicts, failure reports, page kernels.
+
+`chapter2` computes and returns data; this package turns it into pages. Enable it with
+`extensions = ["book"]` after putting `docs/_ext` on `sys.path` (conf.py does both): its
+entry points (the verdict renderer for myst-nb, the IPC kernel provisioner for Jupyter)
+are declared in `docs/_ext/book_docs-0.dist-info`, found on that same path.
+"""
+
+from book import failures, kernels, numbering, verdicts
+
+
+def setup(app):
+    app.add_config_value("book_chapter", 2, "env", types=[int])
+    app.connect("env-get-updated", numbering.prefix_chapter, priority=900)
+    app.connect("source-read", kernels.note_page)
+
+    app.add_directive("claims-table", verdicts.ClaimsTable)
+    app.add_node(verdicts.claims_table)
+    app.connect("env-before-read-docs", verdicts.init_env)
+    app.connect("env-purge-doc", verdicts.purge)
+    app.connect("env-merge-info", verdicts.merge)
+    app.connect("env-get-updated", verdicts.reread_tables)
+    app.connect("doctree-resolved", verdicts.fill_tables)
+
+    app.connect("builder-inited", failures.start)
+    app.connect("env-merge-info", failures.merge)
+    app.connect("build-finished", failures.finish)
+    app.add_css_file("book.css")
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

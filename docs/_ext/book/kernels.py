@@ -1,0 +1,42 @@
+"""Kernels for page execution: IPC sockets, and the claims of the page each kernel runs.
+
+ipykernel warns "Kernel is running over TCP without encryption" whenever its transport is
+TCP without CurveZMQ keys. The kernels that execute the pages talk to the build over local
+IPC sockets instead, so there is nothing to encrypt and nothing to warn about. myst-nb passes
+no options to the kernel manager, so the transport is set by a kernel provisioner, made the
+default from conf.py. The socket path is absolute and short (a fresh temporary folder):
+Unix socket paths are limited to about 100 bytes, and a relative one would make kernel and
+client disagree.
+
+The provisioner also loads `chapter2.claims.attribution` into every kernel, so that a cell
+failing under another JAX names the drifted claim of its page (see that module).
+"""
+
+import os
+import shutil
+import tempfile
+
+from jupyter_client.provisioning import LocalProvisioner
+
+PAGE_VARIABLE = "CHAPTER2_PAGE"  # the page being executed, read by chapter2.claims.attribution
+
+
+def note_page(app, docname: str, source: list[str]) -> None:
+    """`source-read`: the kernel started for this page inherits its name."""
+    os.environ[PAGE_VARIABLE] = docname
+
+
+class IPCProvisioner(LocalProvisioner):
+    """A local kernel whose sockets are IPC files in a private temporary folder."""
+
+    async def pre_launch(self, **kwargs):
+        self._folder = tempfile.mkdtemp(prefix="k")
+        self.parent.transport = "ipc"
+        self.parent.ip = os.path.join(self._folder, "s")
+        extra = [*kwargs.pop("extra_arguments", []), "--ext=chapter2.claims.attribution"]
+        return await super().pre_launch(extra_arguments=extra, **kwargs)
+
+    async def cleanup(self, restart: bool = False) -> None:
+        await super().cleanup(restart)
+        if not restart:
+            shutil.rmtree(self._folder, ignore_errors=True)

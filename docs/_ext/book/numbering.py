@@ -1,0 +1,30 @@
+"""Section numbers that start with the chapter's: 2.1, 2.2, ... for the pages of chapter 2.
+
+A numbered toctree numbers its pages 1, 2, 3 and their sections 1.1, 1.2; the book is the
+second chapter of a course, so every number gets the chapter number in front. The number
+of a page is its place in the toctree: nothing types it.
+"""
+
+from sphinx import addnodes
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+
+def _prefixed(chapter: int, number):
+    return (chapter, *number) if number else number
+
+
+def prefix_chapter(app, env) -> list[str]:
+    """`env-get-updated`, after Sphinx numbered the toctree: put the chapter in front."""
+    chapter = app.config.book_chapter
+    for docname, numbers in env.toc_secnumbers.items():
+        env.toc_secnumbers[docname] = {a: _prefixed(chapter, n) for a, n in numbers.items()}
+        for ref in env.tocs[docname].findall(addnodes.compact_paragraph):
+            for node in ref.children:
+                if node.get("secnumber"):
+                    node["secnumber"] = list(_prefixed(chapter, node["secnumber"]))
+        if env.titles[docname].get("secnumber"):
+            title = env.titles[docname]
+            title["secnumber"] = list(_prefixed(chapter, title["secnumber"]))
+    return []

@@ -1,0 +1,1 @@
+"""Case studies: one module per worked example, apart from the generic tools."""

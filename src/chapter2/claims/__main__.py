@@ -1,0 +1,51 @@
+"""Evaluate every claim in one process: `python -m chapter2.claims [--json FILE]`.
+
+Prints one line per claim and, with --json, writes every verdict as data (id, section,
+statement, kind, status, expected, observed, JAX and jaxlib versions). It runs under older
+JAX releases too: a check that cannot run there is reported as drifted, never a crash.
+Exits 1 when an asserted claim drifted or a claims module could not be loaded.
+"""
+
+import argparse
+import datetime
+import json
+import platform
+import sys
+from pathlib import Path
+
+import jax
+import jaxlib
+
+from chapter2.claims import evaluate_all, load_errors
+
+
+def report() -> dict:
+    """Every verdict of the registry, with the versions and date of this run."""
+    verdicts = evaluate_all()
+    return {
+        "jax": jax.__version__,
+        "jaxlib": jaxlib.__version__,
+        "python": platform.python_version(),
+        "recorded": datetime.date.today().isoformat(),
+        "claims": [v.as_dict() for v in verdicts],
+        "modules_not_loaded": load_errors(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m chapter2.claims", description=__doc__)
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write the verdicts here")
+    args = parser.parse_args(argv)
+    data = report()
+    for record in data["claims"]:
+        print(f"{record['status']:>13}  {record['id']}: {record['evidence']}")
+    for module, error in data["modules_not_loaded"].items():
+        print(f"{'not loaded':>13}  claims module {module}: {error}")
+    if args.json:
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
+    drifted = any(r["status"] == "drifted" for r in data["claims"])
+    return 1 if drifted or data["modules_not_loaded"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,288 @@
+"""Claims of the page `xla-compilation`: lowering, XLA's optimizations, dumps and the YNN case."""
+
+import json
+import os
+import re
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+
+from chapter2.cases import ynn
+from chapter2.claims.registry import Kind, Observation, claim
+from chapter2.fresh import run_example
+from chapter2.hlo import (
+    clean_hlo,
+    compiled_text,
+    fusion_kinds,
+    has_op,
+    root_opcode,
+    source_lines,
+    stablehlo_ops,
+)
+
+
+def simple_computation(x, a, b):
+    return a * jnp.sin(x) + b
+
+
+@claim(
+    "stablehlo-then-hlo",
+    "jit(f).lower(...).as_text() is StableHLO (stablehlo.* ops, no HloModule); lowering "
+    "a * sin(x) + b with scalar a and b adds a broadcast_in_dim for each scalar to the jaxpr's "
+    "five equations. compile().as_text() is XLA's optimized HLO, starting with HloModule.",
+)
+def _stablehlo_then_hlo() -> Observation:
+    traced = jax.jit(simple_computation).trace(jnp.ones((8, 8)), 2.0, 1.0)
+    low, opt = traced.lower().as_text(), traced.lower().compile().as_text()
+    eqns = [e.primitive.name for e in traced.jaxpr.eqns]
+    added = Counter(stablehlo_ops(low)) - Counter(
+        {"sine": 1, "multiply": 1, "add": 1, "convert": 2}
+    )
+    return Observation(
+        expected={
+            "lowered text starts": "module",
+            "HloModule in the lowered text": False,
+            "jaxpr equations": 5,
+            "ops added by lowering": {"broadcast_in_dim": 2},
+            "compiled text starts": "HloModule",
+        },
+        observed={
+            "lowered text starts": low.split()[0],
+            "HloModule in the lowered text": "HloModule" in low,
+            "jaxpr equations": len(eqns),
+            "ops added by lowering": dict(added),
+            "compiled text starts": opt.split()[0],
+            "StableHLO ops": stablehlo_ops(low),
+        },
+    )
+
+
+@claim(
+    "elementwise-chain-one-fusion",
+    "XLA fuses the sine, the multiplication and the addition of a * sin(x) + b into one fusion "
+    "of kind kLoop on the CPU, while sum(a @ b) becomes one kCustom fusion run by YNNPACK "
+    "(__ynn_fusion).",
+)
+def _elementwise_fusion() -> Observation:
+    x = jnp.ones((100, 100))
+    chain = compiled_text(simple_computation, x, 2.0, 1.0)
+    matmul_sum = compiled_text(lambda a, b: jnp.sum(a @ b), x, x)
+    return Observation(
+        expected={
+            "a * sin(x) + b fusions": ["kLoop"],
+            "sum(a @ b) fusions": ["kCustom"],
+            "sum(a @ b) is a __ynn_fusion": True,
+        },
+        observed={
+            "a * sin(x) + b fusions": fusion_kinds(chain),
+            "sum(a @ b) fusions": fusion_kinds(matmul_sum),
+            "sum(a @ b) is a __ynn_fusion": '"kind":"__ynn_fusion"' in matmul_sum,
+        },
+    )
+
+
+@claim(
+    "cost-analysis-dict",
+    "compiled.cost_analysis() returns a dict; for a*sin(x)+b on N = 1000*1000 float32 it "
+    "reports flops = 2N, transcendentals = N and bytes accessed = 2*4N + 8, memory_analysis() "
+    "an output of 4N bytes and 0 temp bytes, and a (64x32) @ (32x16) dot costs 2MNK flops.",
+)
+def _cost_analysis() -> Observation:
+    n = 1000 * 1000
+    compiled = jax.jit(simple_computation).lower(jnp.ones((1000, 1000)), 2.0, 1.0).compile()
+    ca, ma = compiled.cost_analysis(), compiled.memory_analysis()
+    dot = jax.jit(jnp.matmul).lower(jnp.ones((64, 32)), jnp.ones((32, 16))).compile()
+    return Observation(
+        expected={
+            "cost_analysis() returns": "dict",
+            "flops, transcendentals, bytes accessed": [2 * n, n, 2 * 4 * n + 8],
+            "output and temp bytes": [4 * n, 0],
+            "dot flops": 2 * 64 * 32 * 16,
+        },
+        observed={
+            "cost_analysis() returns": type(ca).__name__,
+            "flops, transcendentals, bytes accessed": [
+                ca["flops"],
+                ca["transcendentals"],
+                ca["bytes accessed"],
+            ],
+            "output and temp bytes": [ma.output_size_in_bytes, ma.temp_size_in_bytes],
+            "dot flops": dot.cost_analysis()["flops"],
+        },
+    )
+
+
+@claim(
+    "constant-folding",
+    "XLA computes at compile time what depends only on constants: in v * sin(2.0) + "
+    "arange(4.0).sum() the StableHLO still has the sine and the reduce, the optimized HLO has "
+    "neither, only the constants sin(2) and 6.",
+)
+def _constant_folding() -> Observation:
+    def fold(v):
+        return v * jnp.sin(2.0) + jnp.arange(4.0).sum()
+
+    lowered = jax.jit(fold).lower(jnp.ones(4))
+    low, opt = lowered.as_text(), clean_hlo(lowered.compile().as_text())
+    scalars = re.findall(r"f32\[\] constant\(([-\d.e]+)\)", opt)
+    return Observation(
+        expected={
+            "sine, reduce in StableHLO": [True, True],
+            "sine, reduce in the optimized HLO": [False, False],
+            "6 among its constants": True,
+        },
+        observed={
+            "sine, reduce in StableHLO": ["sine" in stablehlo_ops(low), "reduce" in low],
+            "sine, reduce in the optimized HLO": [has_op(opt, "sine"), has_op(opt, "reduce")],
+            "6 among its constants": "6" in scalars,
+            "scalar constants": scalars,
+        },
+    )
+
+
+@claim(
+    "no-value-changing-simplification",
+    "XLA simplifies x*1.0 + 0.0 to a copy of x, but keeps the add and the subtract of (x+y)-x: "
+    "rewriting it to y would change IEEE float results, as (1e8 + 1) - 1e8 = 0 in float32 shows.",
+)
+def _simplification() -> Observation:
+    v = jnp.ones((16, 16))
+    identity = clean_hlo(compiled_text(lambda x: x * 1.0 + 0.0, v))
+    cancel = clean_hlo(compiled_text(lambda x, y: (x + y) - x, v, v))
+    big = jax.jit(lambda x, y: (x + y) - x)(jnp.float32(1e8), jnp.float32(1.0))
+    return Observation(
+        expected={
+            "x*1.0+0.0 compiles to": "copy",
+            "(x+y)-x keeps add, subtract": [True, True],
+            "(1e8 + 1) - 1e8": 0.0,
+        },
+        observed={
+            "x*1.0+0.0 compiles to": root_opcode(identity),
+            "(x+y)-x keeps add, subtract": [has_op(cancel, "add"), has_op(cancel, "subtract")],
+            "(1e8 + 1) - 1e8": float(big),
+        },
+    )
+
+
+@claim(
+    "hlo-metadata-source-lines",
+    "Every instruction of the optimized HLO carries op_name metadata whose stack frame leads, "
+    "through the location tables at the top of the text, to the line of Python it came from; "
+    "lower().as_text(debug_info=True) adds loc(...) source locations to the StableHLO.",
+)
+def _source_lines() -> Observation:
+    lowered = jax.jit(simple_computation).lower(jnp.ones(4), 2.0, 1.0)
+    sources = source_lines(lowered.compile().as_text())
+    line = simple_computation.__code__.co_firstlineno + 1
+    here = {op.rsplit("/", 1)[1] for op, file, at in sources.values() if at == line}
+    return Observation(
+        expected={"sin, mul, add traced to their line": True, "loc( with debug_info": True},
+        observed={
+            "sin, mul, add traced to their line": {"sin", "mul", "add"} <= here,
+            "loc( with debug_info": "loc(" in lowered.as_text(debug_info=True),
+            "op names on that line": sorted(here),
+        },
+    )
+
+
+@claim(
+    "xla-dump-before-after",
+    "XLA reads XLA_FLAGS when the process starts: set later, --xla_dump_to dumps nothing. Set "
+    "from the start, it dumps <module>.before_optimizations.txt (exp(log(x)+y): 0 fusions) and "
+    "<module>.cpu_after_optimizations.txt (1 fusion) for each compiled module.",
+)
+def _xla_dump() -> Observation:
+    with tempfile.TemporaryDirectory() as late, tempfile.TemporaryDirectory() as fresh:
+        saved = os.environ.get("XLA_FLAGS")
+        os.environ["XLA_FLAGS"] = f"--xla_dump_to={late} --xla_dump_hlo_as_text"
+        try:
+            jax.jit(lambda x: jnp.exp(jnp.log(x) + x))(jnp.ones(7)).block_until_ready()
+        finally:  # leave this process's environment as it was
+            del os.environ["XLA_FLAGS"]
+            if saved is not None:
+                os.environ["XLA_FLAGS"] = saved
+        dumped_late = sum(1 for _ in Path(late).rglob("*"))
+        flags = f"--xla_dump_to={fresh} --xla_dump_hlo_as_text"
+        record = json.loads(run_example("xla_dump", env={"XLA_FLAGS": flags}))
+    suffixes = {f.split("jit_simple_computation", 1)[1] for f in record["files"]}
+    return Observation(
+        expected={
+            "files dumped when set late": 0,
+            "before and after files": True,
+            "fusions before, after": [0, 1],
+        },
+        observed={
+            "files dumped when set late": dumped_late,
+            "before and after files": {
+                ".before_optimizations.txt",
+                ".cpu_after_optimizations.txt",
+            }
+            <= suffixes,
+            "fusions before, after": [record["fusions_before"], record["fusions_after"]],
+        },
+    )
+
+
+@claim(
+    "cpu-ynn-fusion-closure-constant",
+    "The CPU backend compiles sum(W @ x) into one kind=kCustom __ynn_fusion (YNNPACK). From "
+    "n = 64 on, an n x n W captured by a closure is embedded in it as constant({...}), the "
+    "dot's left operand, while a W passed as an argument stays a parameter; below 64 the "
+    "constant stays outside. XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type= turns the YNN "
+    "fusion off.",
+)
+def _ynn_fusion() -> Observation:
+    w, x = ynn.operands()
+    xj, wj = jnp.asarray(x), jnp.asarray(w)
+    closure = clean_hlo(ynn.closure_version(w).lower(xj).compile().as_text())
+    argument = clean_hlo(ynn.argument_version().lower(xj, wj).compile().as_text())
+    bodies = ynn.ynn_fusion_body(closure), ynn.ynn_fusion_body(argument)
+    sizes = [32, 48, 63, 64, 96, 128]
+    embedded = [n for n in sizes if ynn.probe(n).dot_operands[0] == "constant"]
+    off = json.loads(run_example("ynn_probe", env=ynn.YNN_OFF))
+    return Observation(
+        expected={
+            "closure fusions": ["kCustom"],
+            "dot operands, closure": ["constant", "parameter"],
+            "dot operands, argument": ["parameter", "parameter"],
+            f"sizes among {sizes} with the constant embedded": [64, 96, 128],
+            "__ynn_fusion with the flag": False,
+        },
+        observed={
+            "closure fusions": fusion_kinds(closure),
+            "dot operands, closure": bodies[0] and ynn.dot_operands(bodies[0]),
+            "dot operands, argument": bodies[1] and ynn.dot_operands(bodies[1]),
+            f"sizes among {sizes} with the constant embedded": embedded,
+            "__ynn_fusion with the flag": off["uses_ynn"],
+        },
+    )
+
+
+@claim(
+    "ynn-closure-constant-wrong-result",
+    "On the CPU where this chapter was first written, jnp.sum(W_const @ x) with a 128x128 "
+    "closure constant W_const silently returned a wrong result, while the argument version "
+    "and the closure version with YNN fusion off were right.",
+    kind=Kind.OBSERVED,
+)
+def _ynn_wrong_result() -> Observation:
+    result = ynn.probe()
+    outcome = ynn.verdict(result.closure, result.reference)
+    off = json.loads(run_example("ynn_probe", env=ynn.YNN_OFF))
+    return Observation(
+        expected={
+            "closure version wrong": True,
+            "argument version right": True,
+            "closure version right with YNN off": True,
+        },
+        observed={
+            "closure version wrong": outcome.wrong,
+            "argument version right": abs(result.argument - result.reference) <= ynn.TOLERANCE,
+            "closure version right with YNN off": off["closure_error"] <= ynn.TOLERANCE,
+            "closure error": float(f"{outcome.error:.3g}"),
+        },
+    )
+
