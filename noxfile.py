@@ -75,7 +75,11 @@ def serve(session: nox.Session) -> None:
     """Rebuild the book live while you edit pages (sphinx-autobuild on port 8000)."""
     _install(session, "baseline,docs,dev")
     session.run(
-        "sphinx-autobuild", *SPHINX[1:], "--watch", "src", *session.posargs,
+        "sphinx-autobuild",
+        *SPHINX[1:],
+        "--watch",
+        "src",
+        *session.posargs,
         env={"BOOK_BUILD_DIR": str(BUILD)},
     )
 

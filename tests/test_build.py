@@ -1,5 +1,6 @@
-"""The build's contract, proven on a throwaway book that uses the real docs/conf.py."""
+"""The build's contract, proven on throwaway books that use the real docs/conf.py and docs layer."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -24,14 +25,18 @@ kernelspec:
 pytestmark = pytest.mark.slow
 
 
-def make_book(tmp_path: Path, cells: list[str]) -> Path:
-    """A book at tmp_path/docs with the real conf.py and one page made of `cells`."""
+def make_book(tmp_path: Path, pages: dict[str, list[str]]) -> Path:
+    """A book at tmp_path/docs with the real configuration and one page per entry of `pages`."""
     docs = tmp_path / "docs"
     docs.mkdir()
     shutil.copy(ROOT / "docs" / "conf.py", docs)
-    (docs / "index.md").write_text("# Tiny book\n\n```{toctree}\npage\n```\n")
-    body = "\n".join(f"```{{code-cell}} ipython3\n{cell}\n```\n" for cell in cells)
-    (docs / "page.md").write_text(f"{FRONT_MATTER}\n# Page\n\n{body}")
+    shutil.copytree(ROOT / "docs" / "_ext", docs / "_ext", ignore=shutil.ignore_patterns("__py*"))
+    shutil.copytree(ROOT / "docs" / "_static", docs / "_static")
+    toctree = "\n".join(pages)
+    (docs / "index.md").write_text(f"# Tiny book\n\n```{{toctree}}\n:numbered:\n{toctree}\n```\n")
+    for name, cells in pages.items():
+        body = "\n".join(f"```{{code-cell}} ipython3\n{cell}\n```\n" for cell in cells)
+        (docs / f"{name}.md").write_text(f"{FRONT_MATTER}\n# Page {name}\n\n{body}")
     return docs
 
 
@@ -39,36 +44,73 @@ def build(docs: Path, **env: str) -> subprocess.CompletedProcess:
     sphinx = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html"]
     return subprocess.run(
         [*sphinx, str(docs), str(docs / "_build" / "html")],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one stream, in the order a reader sees it
         text=True,
         env={**os.environ, **env},
         timeout=600,
     )
 
 
-def test_a_failing_cell_fails_the_build_naming_page_and_cell(tmp_path):
-    docs = make_book(tmp_path, ["x = 1", 'assert x == 2, "x should be two"'])
+def last_lines(result: subprocess.CompletedProcess, n: int) -> str:
+    return "\n".join(result.stdout.strip().splitlines()[-n:])
+
+
+def test_every_failing_page_is_named_at_the_end_with_its_cell_and_error(tmp_path):
+    docs = make_book(
+        tmp_path,
+        {
+            "first": ["x = 1", 'assert x == 2, "x should be two"', "print('never runs')"],
+            "fine": ["print('ok')"],
+            "second": ["import jax.numpy as jnp", "jnp.ones(3).no_such_method()"],
+        },
+    )
     result = build(docs)
-    output = result.stdout + result.stderr
+    output = result.stdout
     assert result.returncode != 0
-    assert "page.md" in output  # the page
-    assert 'assert x == 2, "x should be two"' in output  # the cell
-    assert "AssertionError" in output and "x should be two" in output  # the traceback
+    tail = last_lines(result, 14)
+    assert "2 page(s) failed to execute" in tail
+    assert "page first" in tail and 'assert x == 2, "x should be two"' in tail
+    assert "AssertionError: x should be two" in tail
+    assert "page second" in tail and "jnp.ones(3).no_such_method()" in tail
+    assert "AttributeError" in tail and "no_such_method" in tail
+    assert "page fine" not in tail
+    for crash in ("Exception occurred", "please report", "open an issue"):
+        assert crash not in output
+    assert "without encryption" not in output  # kernels talk over IPC
+    report = json.loads((docs / "_build" / "html" / "failed-pages.json").read_text())
+    assert [f["page"] for f in report] == ["first", "second"]
+    assert (docs / "_build" / "html" / "failed-pages.txt").read_text().strip() in output
 
 
 def test_a_drifted_claim_fails_the_build_naming_the_claim(tmp_path):
     cell = (
-        "from chapter2.claims.registry import Observation, claim, verify\n"
-        'claim("demo-drift", "0.0", "note-demo", "1 + 1 makes 3.")'
-        '(lambda: Observation(False, "1 + 1 gave 2"))\n'
+        "from chapter2.claims import Observation, claim, verify\n"
+        'claim("demo-drift", "1 + 1 makes 3.", page="page")'
+        '(lambda: Observation({"1 + 1": 3}, {"1 + 1": 2}))\n'
         'verify("demo-drift")'
     )
-    result = build(make_book(tmp_path, [cell]))
-    output = result.stdout + result.stderr
+    result = build(make_book(tmp_path, {"page": [cell]}))
+    tail = last_lines(result, 12)
     assert result.returncode != 0
-    assert "page.md" in output and 'verify("demo-drift")' in output
-    assert "ClaimDrift" in output and "'demo-drift'" in output
-    assert "the book says: 1 + 1 makes 3." in output and "1 + 1 gave 2" in output
+    assert "page page" in tail and 'verify("demo-drift")' in tail
+    assert "ClaimDrift: claim 'demo-drift' (page page) drifted" in tail
+    assert "the book says: 1 + 1 makes 3." in tail and "1 + 1: 2 (the book expects 3)" in tail
+
+
+def test_a_cell_that_fails_before_the_check_still_names_the_drifted_claim(tmp_path):
+    register = (
+        "from chapter2.claims import Observation, claim\n"
+        'claim("returns-dict", "cost_analysis() returns a dict.", page="page")'
+        '(lambda: Observation({"type": "dict"}, {"type": "list"}))\n'
+        "costs = [{'flops': 1.0}]  # what a JAX that drifted returns"
+    )
+    result = build(make_book(tmp_path, {"page": [register, 'costs["flops"]']}))
+    tail = last_lines(result, 12)
+    assert result.returncode != 0
+    assert 'costs["flops"]' in tail
+    assert "ClaimDrift: claim 'returns-dict' (page page) drifted" in tail
+    assert "this cell failed with TypeError: list indices must be integers" in tail
 
 
 def test_cache_skips_unchanged_pages_and_follows_the_engine(tmp_path):
@@ -77,17 +119,27 @@ def test_cache_skips_unchanged_pages_and_follows_the_engine(tmp_path):
     engine.mkdir(parents=True)
     (engine / "helper.py").write_text("VALUE = 1\n")
     cell = "import os\nwith open(os.environ['EXECUTION_LOG'], 'a') as fh:\n    fh.write('ran\\n')"
-    docs = make_book(tmp_path, [cell])
+    docs = make_book(tmp_path, {"page": [cell]})
 
     def executions() -> int:
         result = build(docs, EXECUTION_LOG=str(log))
-        assert result.returncode == 0, result.stdout + result.stderr
+        assert result.returncode == 0, result.stdout
         return log.read_text().count("ran")
 
     assert executions() == 1
     assert executions() == 1  # nothing changed: nothing executes
     page = docs / "page.md"
-    page.write_text(page.read_text().replace("# Page", "# Page\n\nSome new prose."))
+    page.write_text(page.read_text().replace("# Page page", "# Page page\n\nSome new prose."))
     assert executions() == 1  # a prose edit executes nothing
     (engine / "helper.py").write_text("VALUE = 2\n")
     assert executions() == 2  # a changed engine module executes the page again
+
+
+def test_a_build_under_another_build_dir_keeps_the_first_cache(tmp_path):
+    docs = make_book(tmp_path, {"page": ["print('hello')"]})
+    assert build(docs).returncode == 0
+    first = sorted((docs / "_build" / ".jupyter_cache").iterdir())
+    other = tmp_path / "elsewhere"
+    assert build(docs, BOOK_BUILD_DIR=str(other)).returncode == 0
+    assert sorted((docs / "_build" / ".jupyter_cache").iterdir()) == first
+    assert list((other / ".jupyter_cache").iterdir())

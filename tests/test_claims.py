@@ -1,67 +1,216 @@
-"""Every claim of the registry holds on the installed JAX, and drift is reported clearly."""
+"""The claims registry: every claim holds here, sits on its page, can fail, and reports as data."""
 
+import importlib
+import json
 import re
 from pathlib import Path
 
 import jax
 import pytest
 
-from chapter2.claims import REGISTRY, ClaimDrift, evaluate, registry, verify
+import chapter2.claims as claims_package
+from chapter2.claims import (
+    ClaimDrift,
+    Kind,
+    Observation,
+    Status,
+    claims,
+    evaluate,
+    load_errors,
+    registry,
+    verify,
+)
+from chapter2.claims.__main__ import main
+from chapter2.claims.registry import describe_error, page_of, status_of
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-PAGES = {page.stem: page.read_text() for page in DOCS.glob("*.md")}
+ALL = claims()
 
 
-@pytest.mark.parametrize("claim_id", sorted(REGISTRY))
-def test_claim_holds(claim_id):
-    verdict = verify(claim_id)
-    assert verdict.claim.kind == "observed" or verdict.holds
-
-
-@pytest.mark.parametrize("claim_id", sorted(REGISTRY))
-def test_claim_is_verified_beside_its_note(claim_id):
-    entry = REGISTRY[claim_id]
-    call = f'verify("{claim_id}")'
-    pages = [name for name, text in PAGES.items() if call in text]
-    assert len(pages) == 1, f"{claim_id} is verified on {pages or 'no page'}"
-    text = PAGES[pages[0]]
-    assert f"({entry.label})=" in text, f"label {entry.label} missing on {pages[0]}"
-    # The verifying cell comes after the label, with no other label in between.
-    after_label = text[text.index(f"({entry.label})=") :]
-    assert call in after_label
-    between = after_label[: after_label.index(call)]
-    assert len(re.findall(r"^\([\w-]+\)=$", between, flags=re.M)) == 1
-
-
-def test_drift_names_the_claim_the_statement_and_what_jax_did(monkeypatch):
+@pytest.fixture
+def empty_registry(monkeypatch):
+    """A registry with no claims and no modules to load, for claims made up by a test."""
     monkeypatch.setattr(registry, "REGISTRY", {})
-    registry.claim("one-plus-one", "9.9", "note-x", "JAX adds 1 and 1 to make 3.")(
-        lambda: registry.Observation(False, "1 + 1 gave 2")
+    monkeypatch.setattr(claims_package, "REGISTRY", registry.REGISTRY)
+    monkeypatch.setattr(claims_package, "section_modules", lambda: [])
+    return registry.REGISTRY
+
+
+def made_up(claim_id, check, kind=Kind.ASSERTED, statement="JAX does x."):
+    return registry.claim(claim_id, statement, kind=kind, page="demo")(check)
+
+
+# --- every claim of the book -----------------------------------------------------------------
+
+
+def test_every_claims_module_loads():
+    assert load_errors() == {}
+
+
+@pytest.mark.parametrize("claim_id", sorted(ALL))
+def test_claim_holds_on_this_jax(claim_id):
+    verdict = evaluate(claim_id)
+    allowed = (
+        {Status.HOLDS}
+        if verdict.claim.kind is Kind.ASSERTED
+        else {
+            Status.AS_SPECIFIED,
+            Status.DIFFERS_HERE,
+        }
+    )
+    assert verdict.status in allowed, verdict.evidence
+
+
+def test_claims_modules_are_named_after_pages():
+    for module in claims_package.section_modules():
+        page = page_of(module)
+        assert (DOCS / f"{page}.md").exists(), f"claims module {module} has no page {page}.md"
+    assert all((DOCS / f"{c.page}.md").exists() for c in ALL.values())
+
+
+@pytest.mark.parametrize("claim_id", sorted(ALL))
+def test_claim_is_verified_on_its_home_page_right_after_its_note(claim_id):
+    entry = ALL[claim_id]
+    text = (DOCS / f"{entry.page}.md").read_text()
+    label, call = f"({entry.label})=", f'verify("{claim_id}")'
+    assert text.count(label) == 1, f"{entry.page}.md needs the label {label} once"
+    after = text[text.index(label) :]
+    assert after.startswith(f"{label}\n:::{{note}}"), "the label opens the claim's Note"
+    assert call in after, f"{entry.page}.md verifies {claim_id} after its Note"
+    between = after[: after.index(call)]
+    assert len(re.findall(r"^\([\w-]+\)=$", between, flags=re.M)) == 1
+    assert "```{code-cell}" not in between[: between.rindex(":::")], "the Note holds no cell"
+
+
+@pytest.mark.parametrize("claim_id", sorted(ALL))
+def test_every_claim_has_a_can_fail_test(claim_id):
+    entry = ALL[claim_id]
+    tests = importlib.import_module(f"claims.test_{entry.page.replace('-', '_')}")
+    if entry.kind is Kind.ASSERTED:
+        assert claim_id in tests.BREAKERS
+    else:
+        forced = [status for cid, _, status, _ in tests.FORCED if cid == claim_id]
+        assert forced, f"{claim_id} needs a forced outcome in {tests.__name__}"
+
+
+# --- how a verdict is made --------------------------------------------------------------------
+
+
+def test_status_has_one_rule():
+    assert status_of(Kind.ASSERTED, True) is Status.HOLDS
+    assert status_of(Kind.ASSERTED, False) is Status.DRIFTED
+    assert status_of(Kind.OBSERVED, True) is Status.AS_SPECIFIED
+    assert status_of(Kind.OBSERVED, False) is Status.DIFFERS_HERE
+    assert status_of(Kind.ASSERTED, None) is Status.DRIFTED
+    assert status_of(Kind.OBSERVED, None) is Status.DRIFTED
+
+
+def test_observation_compares_expected_values_and_shows_context():
+    obs = Observation(
+        expected={"kind": "dict", "shape": (2, 3)},
+        observed={"kind": "list", "shape": [2, 3], "size": 6},
+    )
+    assert obs.differences == ["kind"] and not obs.matches
+    assert obs.observed["shape"] == [2, 3]  # tuples compare as JSON has them
+    assert obs.sentence() == "kind: list (the book expects dict); shape: [2, 3]; size: 6"
+    missing = Observation(expected={"a": 1}, observed={})
+    assert missing.differences == ["a"] and "a: (not observed)" in missing.sentence()
+
+
+def test_a_check_that_raises_is_a_drift_not_a_crash(empty_registry):
+    import jax.extend.core
+
+    made_up("missing-api", lambda: jax.extend.core.NoSuchClass)
+    verdict = evaluate("missing-api")
+    assert verdict.status is Status.DRIFTED and verdict.observation is None
+    assert verdict.evidence == "`jax.extend.core.NoSuchClass` does not exist in this JAX"
+
+
+def test_describe_error_names_missing_modules_and_attributes():
+    missing = AttributeError("module 'jax.stages' has no attribute 'Traced'")
+    assert describe_error(missing) == "`jax.stages.Traced` does not exist in this JAX"
+    try:
+        import jax.no_such_module  # noqa: F401
+    except ImportError as err:
+        assert describe_error(err).startswith("`jax.no_such_module` cannot be imported")
+    assert describe_error(ValueError("bad")) == "the check raised ValueError: bad"
+
+
+def test_drift_names_the_claim_the_statement_and_what_jax_did(empty_registry):
+    made_up(
+        "one-plus-one",
+        lambda: Observation(expected={"1 + 1": 3}, observed={"1 + 1": 2}),
+        statement="JAX adds 1 and 1 to make 3.",
     )
     with pytest.raises(ClaimDrift) as err:
-        registry.verify("one-plus-one")
+        verify("one-plus-one")
     message = str(err.value)
-    assert "'one-plus-one'" in message and "section 9.9" in message
+    assert "claim 'one-plus-one' (page demo) drifted" in message and jax.__version__ in message
     assert "the book says: JAX adds 1 and 1 to make 3." in message
-    assert "JAX did:       1 + 1 gave 2" in message and jax.__version__ in message
+    assert "JAX did:       1 + 1: 2 (the book expects 3)" in message
+    assert "expected {'1 + 1': 3}, observed {'1 + 1': 2}" in message
 
 
-def test_observed_claims_report_without_raising(monkeypatch):
-    monkeypatch.setattr(registry, "REGISTRY", {})
-    registry.claim("machine-fact", "9.9", "note-y", "Something about this CPU.", kind="observed")(
-        lambda: registry.Observation(False, "not seen here")
-    )
-    verdict = registry.verify("machine-fact")
-    assert not verdict.holds and "observed on this machine" in str(verdict)
+def test_observed_claims_report_without_raising(empty_registry):
+    made_up("machine-fact", lambda: Observation({"fast": True}, {"fast": False}), Kind.OBSERVED)
+    verdict = verify("machine-fact")
+    assert verdict.status is Status.DIFFERS_HERE and "differs here" in str(verdict)
 
 
-def test_a_claim_id_is_registered_once(monkeypatch):
-    monkeypatch.setattr(registry, "REGISTRY", {})
-    registry.claim("twice", "9.9", "l", "s")(lambda: registry.Observation(True, ""))
+def test_a_claim_id_is_registered_once(empty_registry):
+    made_up("twice", lambda: Observation({}, {}))
     with pytest.raises(ValueError, match="twice"):
-        registry.claim("twice", "9.9", "l", "s")(lambda: registry.Observation(True, ""))
+        made_up("twice", lambda: Observation({}, {}))
 
 
-def test_verdict_html_escapes_jax_type_names():
-    html = evaluate("typed-prng-keys")._repr_html_()
-    assert "key&lt;fry&gt;" in html and "<fry>" not in html
+def test_a_claims_page_comes_from_its_module():
+    assert page_of("chapter2.claims.xla_compilation") == "xla-compilation"
+    assert ALL["cost-analysis-dict"].page == "xla-compilation"
+    assert ALL["cost-analysis-dict"].label == "claim-cost-analysis-dict"
+
+
+def test_a_module_that_cannot_load_does_not_hide_the_others(monkeypatch):
+    monkeypatch.setattr(claims_package, "_LOAD_ERRORS", {})
+    monkeypatch.setattr(claims_package, "section_modules", lambda: ["jaxprs", "needs_a_newer_jax"])
+    assert "cond-int32-false-first" in claims()
+    errors = load_errors()
+    assert (
+        list(errors) == ["needs_a_newer_jax"]
+        and "ModuleNotFoundError" in errors["needs_a_newer_jax"]
+    )
+
+
+def test_verdict_data_carries_what_the_docs_layer_renders():
+    data = evaluate("typed-prng-keys").as_dict()
+    assert data["section"] == "profiling" and data["label"] == "claim-typed-prng-keys"
+    assert data["status"] == "holds" and data["kind"] == "asserted"
+    assert data["expected"]["key(0) + 1"] == "TypeError" and "key<fry>" in data["evidence"]
+    assert data["check_source"].lstrip().startswith("@claim(") and data["jax"] == jax.__version__
+    bundle = evaluate("typed-prng-keys")._repr_mimebundle_()
+    assert bundle[registry.VERDICT_MIME] == data and bundle["text/plain"].startswith("[typed")
+
+
+# --- python -m chapter2.claims ----------------------------------------------------------------
+
+
+def test_json_report_of_every_claim(empty_registry, tmp_path, capsys):
+    made_up("holds-here", lambda: Observation({"x": 1}, {"x": 1}))
+    made_up("gone", lambda: jax.no_such_function())
+    out = tmp_path / "claims.json"
+    assert main(["--json", str(out)]) == 1  # a drift makes the run fail
+    data = json.loads(out.read_text())
+    assert data["jax"] == jax.__version__ and data["modules_not_loaded"] == {}
+    records = {r["id"]: r for r in data["claims"]}
+    fields = {"id", "section", "statement", "kind", "status", "expected", "observed", "jax"}
+    assert fields <= set(records["holds-here"]) and "jaxlib" in records["gone"]
+    assert records["holds-here"]["status"] == "holds" and records["holds-here"]["observed"] == {
+        "x": 1
+    }
+    assert records["gone"]["status"] == "drifted"
+    assert records["gone"]["evidence"] == "`jax.no_such_function` does not exist in this JAX"
+    assert "drifted  gone" in capsys.readouterr().out
+
+
+def test_json_report_exits_zero_when_everything_holds(empty_registry, tmp_path):
+    made_up("fine", lambda: Observation({"x": 1}, {"x": 1}))
+    assert main(["--json", str(tmp_path / "c.json")]) == 0

@@ -102,7 +102,7 @@ def test_opcodes_in_order():
     body = fused_body(clean_hlo(OPTIMIZED))
     assert opcodes(body) == ["parameter", "sine", "parameter", "broadcast", "multiply"]
     assert has_op(body, "sine") and not has_op(body, "transpose")
-    assert not has_op("%x = f32[2]{0} negate(%y), metadata={op_name=\"transpose\"}", "transpose")
+    assert not has_op('%x = f32[2]{0} negate(%y), metadata={op_name="transpose"}', "transpose")
 
 
 def test_entry_parts():
@@ -146,6 +146,7 @@ def test_stablehlo_ops():
 
 def test_text_helpers_pass_jit_options_through():
     x = jnp.ones(8)
+
     def double(t):
         return t * 2
 

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from chapter2 import layout
-from chapter2.hlo import compiled_text
 
 
 @pytest.mark.parametrize("shape", [(2, 3), (3, 1), (2, 3, 4), (5,)])

@@ -1,4 +1,4 @@
-"""The case study of the page xla-compilation: the probe, the HLO readers and the wording of both outcomes."""
+"""The case study of the page xla-compilation: probe, HLO readers, wording of both outcomes."""
 
 import math
 

@@ -24,7 +24,11 @@ def _literal_printed_with_type() -> Observation:
     text = jaxpr.pretty_print(use_color=False)  # str() adds ANSI colours inside Jupyter
     mul = next(eqn for eqn in jaxpr.eqns if eqn.primitive.name == "mul")
     return Observation(
-        expected={"equations": ["sin", "cos", "mul", "add"], "2.0 is a": "Literal", "printed": True},
+        expected={
+            "equations": ["sin", "cos", "mul", "add"],
+            "2.0 is a": "Literal",
+            "printed": True,
+        },
         observed={
             "equations": _names(jaxpr),
             "2.0 is a": type(mul.invars[1]).__name__,
@@ -82,7 +86,7 @@ def _closure_constvar_literal() -> Observation:
 @claim(
     "nested-jit-primitive",
     'A jitted function called inside a traced one appears as one equation of the primitive "jit" '
-    "(not \"pjit\") whose params hold its name and its sub-jaxpr.",
+    '(not "pjit") whose params hold its name and its sub-jaxpr.',
 )
 def _nested_jit_primitive() -> Observation:
     @jax.jit

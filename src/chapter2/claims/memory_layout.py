@@ -31,7 +31,10 @@ def _optimized(fn, *args, **jit_kwargs) -> str:
 def _row_major_default() -> Observation:
     x = jnp.ones((6, 4), jnp.float32)
     return Observation(
-        expected={"major_to_minor": [0, 1], "entry_computation_layout": "(f32[6,4]{1,0})->f32[6,4]{1,0}"},
+        expected={
+            "major_to_minor": [0, 1],
+            "entry_computation_layout": "(f32[6,4]{1,0})->f32[6,4]{1,0}",
+        },
         observed={
             "major_to_minor": list(x.format.layout.major_to_minor),
             "entry_computation_layout": entry_layout(compiled_text(lambda t: t * 2.0, x)),

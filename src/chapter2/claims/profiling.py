@@ -149,4 +149,3 @@ def _memory_profile() -> Observation:
             "unpacked bytes before, after": [len(before), len(after)],
         },
     )
-

@@ -285,4 +285,3 @@ def _ynn_wrong_result() -> Observation:
             "closure error": float(f"{outcome.error:.3g}"),
         },
     )
-

@@ -1,7 +1,7 @@
 """Dump XLA's HLO before and after optimization for exp(log(x) + y), and print one JSON line.
 
     XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_text" python -m chapter2.examples.xla_dump
-    python -m chapter2.examples.xla_dump DIR        # sets that XLA_FLAGS itself, before importing jax
+    python -m chapter2.examples.xla_dump DIR   # sets that XLA_FLAGS itself, before importing jax
 
 XLA reads XLA_FLAGS once, when the process starts, so the flags must be in place before the
 first computation. The JSON line lists the dumped names of the jit_simple_computation module

@@ -1,4 +1,4 @@
-"""Probe the closure-constant matmul-then-sum case of section 2.3 and print one JSON line.
+"""Probe the closure-constant matmul-then-sum case of the page xla-compilation; print JSON.
 
     python -m chapter2.examples.ynn_probe [N] [SEED]
     XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type= python -m chapter2.examples.ynn_probe

@@ -1,0 +1,74 @@
+"""The claims of the page `jaxprs` fail when JAX behaves otherwise."""
+
+import jax
+import jax.extend as jex
+import jax.numpy as jnp
+from jax import lax
+from jax._src import core, pjit
+
+from chapter2.claims import jaxprs as jaxprs_claims
+from claims.breaking import can_fail
+
+
+def separate_closed_jaxpr(mp):
+    """An older JAX: ClosedJaxpr is its own wrapper class around a Jaxpr."""
+    mp.setattr(jex.core, "ClosedJaxpr", type("ClosedJaxpr", (), {}))
+
+
+def literals_without_type(mp):
+    """An older jaxpr printer: literals print as 2.0, not 2.0:f32[]."""
+    real = core.Literal.pretty_print
+    mp.setattr(
+        core.Literal,
+        "pretty_print",
+        lambda self, ctx, print_dtype=True: real(self, ctx, print_dtype=False),
+    )
+
+
+def nested_jit_named_pjit(mp):
+    """An older JAX: the nested-jit primitive is called "pjit"."""
+    mp.setattr(pjit.jit_p, "name", "pjit")
+
+
+def relu_without_custom_jvp(mp):
+    """A library whose relu is a plain maximum, with no custom derivative rule."""
+    mp.setattr(jax.nn, "relu", lambda x: jnp.maximum(x, 0.0))
+
+
+def bool_raises_concretization_error(mp):
+    """An older JAX: bool(tracer) raises ConcretizationTypeError."""
+    mp.setattr(core.ShapedArray, "_bool", core.concretization_function_error(float))
+
+
+def cond_branches_true_first(mp):
+    """A JAX whose cond stores its branches as (true_fun, false_fun): same results, other jaxpr."""
+    real = lax.cond
+    mp.setattr(lax, "cond", lambda pred, t, f, *ops: real(jnp.logical_not(pred), f, t, *ops))
+
+
+def dead_reduce_kept(mp):
+    """An XLA that keeps the unused reduce (no pass option turns dead-code elimination off,
+    so this patches the HLO reader the check uses)."""
+    mp.setattr(jaxprs_claims, "has_op", lambda text, opcode: True)
+
+
+def intermediate_materialized(mp):
+    """An XLA that materializes the broadcast intermediate before reducing it."""
+    real = jnp.sum
+    mp.setattr(jnp, "sum", lambda a, *args, **kw: real(lax.optimization_barrier(a), *args, **kw))
+
+
+BREAKERS = {
+    "literal-printed-with-type": literals_without_type,
+    "closed-jaxpr-merged": separate_closed_jaxpr,
+    "closure-constvar-literal": literals_without_type,
+    "nested-jit-primitive": nested_jit_named_pjit,
+    "library-functions-custom-jvp": relu_without_custom_jvp,
+    "python-if-on-tracer": bool_raises_concretization_error,
+    "cond-int32-false-first": cond_branches_true_first,
+    "grad-jaxpr-dead-code": dead_reduce_kept,
+    "jaxpr-intermediate-not-materialized": intermediate_materialized,
+}
+FORCED = []
+
+test_can_fail = can_fail(BREAKERS)

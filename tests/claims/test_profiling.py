@@ -1,0 +1,61 @@
+"""The claims of the page `profiling` fail when JAX behaves otherwise."""
+
+import contextlib
+import gzip
+
+import jax
+
+from claims.breaking import can_fail
+
+
+def raw_new_style_keys(mp):
+    """A JAX without typed keys: key(0) is a raw uint32[2], like PRNGKey(0)."""
+    mp.setattr(jax.random, "key", jax.random.PRNGKey)
+
+
+def no_perfetto_trace(mp):
+    """A profiler that ignores create_perfetto_trace=True."""
+    real = jax.profiler.trace
+    mp.setattr(
+        jax.profiler,
+        "trace",
+        lambda log_dir, create_perfetto_trace=False, **kw: real(log_dir, **kw),
+    )
+
+
+def annotations_not_recorded(mp):
+    """A profiler that records no TraceAnnotation spans."""
+    mp.setattr(jax.profiler, "TraceAnnotation", lambda name, **kw: contextlib.nullcontext())
+
+
+def locations_printed_by_default(mp):
+    """A JAX whose StableHLO text carries source locations (and named scopes) by default."""
+    real = jax.stages.Lowered.as_text
+    mp.setattr(
+        jax.stages.Lowered,
+        "as_text",
+        lambda self, dialect=None, *, debug_info=True: real(self, dialect, debug_info=debug_info),
+    )
+
+
+def memory_profile_uncompressed(mp):
+    """A profiler that writes the pprof protobuf without gzip."""
+    real = jax.profiler.device_memory_profile
+
+    def save(path, backend=None):
+        with open(path, "wb") as fh:
+            fh.write(gzip.decompress(real(backend)))
+
+    mp.setattr(jax.profiler, "save_device_memory_profile", save)
+
+
+BREAKERS = {
+    "typed-prng-keys": raw_new_style_keys,
+    "trace-files": no_perfetto_trace,
+    "trace-annotation-in-trace": annotations_not_recorded,
+    "named-scope-debug-info": locations_printed_by_default,
+    "device-memory-profile": memory_profile_uncompressed,
+}
+FORCED = []
+
+test_can_fail = can_fail(BREAKERS)

@@ -1,0 +1,101 @@
+"""The claims of the page `xla-compilation` fail when JAX or XLA behaves otherwise."""
+
+import dataclasses
+import re
+
+import jax
+
+from chapter2.cases import ynn
+from chapter2.claims import Status, evaluate
+from chapter2.claims import xla_compilation as xla_claims
+from claims.breaking import can_fail, reports_the_machine, xla_options
+
+
+def mhlo_lowering(mp):
+    """A JAX from before StableHLO: lower().as_text() prints mhlo.* ops."""
+    real = jax.stages.Lowered.as_text
+    mp.setattr(
+        jax.stages.Lowered,
+        "as_text",
+        lambda self, *a, **kw: real(self, *a, **kw).replace("stablehlo.", "mhlo."),
+    )
+
+
+def cost_analysis_list(mp):
+    """An older JAX: cost_analysis() returns a list holding one dict."""
+    real = jax.stages.Compiled.cost_analysis
+    mp.setattr(jax.stages.Compiled, "cost_analysis", lambda self: [real(self)])
+
+
+def unsafe_cancellation(mp):
+    """An XLA that rewrites (x+y)-x to y: no add, no subtract left.
+
+    XLA simplifies before any pass a compiler option can turn off, so this edits the HLO text
+    the check reads (`clean_hlo` in the claims module) instead.
+    """
+    real = xla_claims.clean_hlo
+    mp.setattr(
+        xla_claims, "clean_hlo", lambda text: re.sub(r".* (add|subtract)\(.*\n?", "", real(text))
+    )
+
+
+def locations_never_shown(mp):
+    """A JAX whose StableHLO text has no source locations, even with debug_info=True."""
+    real = jax.stages.Lowered.as_text
+    mp.setattr(
+        jax.stages.Lowered,
+        "as_text",
+        lambda self, dialect=None, *, debug_info=False: real(self, dialect, debug_info=False),
+    )
+
+
+def dump_without_fusion(mp):
+    """The fresh process's XLA runs without its fusion pass (one fusion per op in the dump)."""
+    real = xla_claims.run_example
+
+    def run_example(name, *args, env, **kwargs):
+        flags = f"{env['XLA_FLAGS']} --xla_disable_hlo_passes=fusion"
+        return real(name, *args, env={**env, "XLA_FLAGS": flags}, **kwargs)
+
+    mp.setattr(xla_claims, "run_example", run_example)
+
+
+def ynn_closure_result(offset):
+    """The closure version returns the float64 reference plus `offset`."""
+
+    def breaker(mp):
+        real = ynn.probe
+
+        def probe(*args, **kwargs):
+            result = real(*args, **kwargs)
+            return dataclasses.replace(result, closure=result.reference + offset)
+
+        mp.setattr(ynn, "probe", probe)
+
+    return breaker
+
+
+BREAKERS = {
+    "stablehlo-then-hlo": mhlo_lowering,
+    "elementwise-chain-one-fusion": xla_options(xla_disable_hlo_passes="fusion"),
+    "cost-analysis-dict": cost_analysis_list,
+    "constant-folding": xla_options(xla_disable_hlo_passes="constant_folding"),
+    "no-value-changing-simplification": unsafe_cancellation,
+    "hlo-metadata-source-lines": locations_never_shown,
+    "xla-dump-before-after": dump_without_fusion,
+    "cpu-ynn-fusion-closure-constant": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
+}
+FORCED = [
+    ("ynn-closure-constant-wrong-result", ynn_closure_result(5.0), Status.AS_SPECIFIED, "True"),
+    ("ynn-closure-constant-wrong-result", ynn_closure_result(0.0), Status.DIFFERS_HERE, "False"),
+]
+
+test_can_fail = can_fail(BREAKERS)
+test_reports_the_machine = reports_the_machine(FORCED)
+
+
+def test_a_list_from_cost_analysis_is_reported_not_raised(monkeypatch):
+    cost_analysis_list(monkeypatch)
+    verdict = evaluate("cost-analysis-dict")
+    assert verdict.status is Status.DRIFTED and verdict.observation is None
+    assert verdict.evidence.startswith("the check raised TypeError: list indices")

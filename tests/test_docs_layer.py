@@ -1,0 +1,98 @@
+"""The book's Sphinx layer (docs/_ext/book): rendering verdicts, reporting failures, caches."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
+
+from book import cache, failures, verdicts  # noqa: E402
+
+VERDICT = {
+    "id": "demo",
+    "status": "differs here",
+    "jax": "0.12.0.1",
+    "evidence": "files written: ['<host>.xplane.pb']; a*b: 2",
+    "check_source": "@claim('demo', 'x')\ndef _demo():\n    return 1\n",
+}
+
+FAILED = (
+    "Executing notebook failed: CellExecutionError\nTraceback (most recent call last):\n"
+    '  File "jupyter_cache/executors/utils.py", line 58, in single_nb_execution\n'
+    "nbclient.exceptions.CellExecutionError: An error occurred while executing the following"
+    ' cell:\n------------------\ncosts = ca[0]\ncosts["flops"]\n------------------\n\n\n'
+    "\x1b[31m---------------------------------------------------------------------------\x1b[39m\n"
+    "\x1b[31mTypeError\x1b[39m                                 Traceback (most recent call last)\n"
+    "\nThe above exception was the direct cause of the following exception:\n\n"
+    "\x1b[31mClaimDrift\x1b[39m: claim 'cost-analysis-dict' (page xla-compilation) drifted on JAX"
+    " 0.4.38.\n  the book says: cost_analysis() returns a dict.\n  JAX did:       list\n"
+)
+
+
+def test_escape_keeps_markup_characters_visible():
+    assert verdicts.escape("a*b <host> x_y [1] {z} $5") == r"a\*b \<host\> x\_y \[1\] \{z\} \$5"
+    assert verdicts.escape("plain words, dots.") == "plain words, dots."
+
+
+def test_verdict_box_names_claim_status_and_shows_the_check():
+    text = verdicts.verdict_markdown(VERDICT)
+    assert text.startswith("````{container} claim-verdict claim-differs-here\n")
+    assert "**Checked** `demo`: **differs on this machine** on JAX 0.12.0.1." in text
+    assert r"\<host\>.xplane.pb" in text and r"a\*b" in text
+    assert "```{dropdown} The check behind this verdict" in text
+    assert "~~~python\n@claim('demo', 'x')\ndef _demo():\n    return 1\n~~~" in text
+
+
+@pytest.mark.parametrize("status", ["holds", "drifted", "as specified", "differs here"])
+def test_every_status_has_words_and_a_colour_class(status):
+    assert verdicts.STATUS_TEXT[status]
+    assert (
+        verdicts.status_class(status)
+        in (Path(__file__).parents[1] / "docs/_static/book.css").read_text()
+    )
+
+
+def test_a_failure_message_gives_page_cell_and_error():
+    found = failures.parse_failure("xla-compilation", FAILED)
+    assert found["page"] == "xla-compilation"
+    assert found["cell"] == 'costs = ca[0]\ncosts["flops"]'
+    assert found["error"].splitlines() == [
+        "ClaimDrift: claim 'cost-analysis-dict' (page xla-compilation) drifted on JAX 0.4.38.",
+        "  the book says: cost_analysis() returns a dict.",
+        "  JAX did:       list",
+    ]
+
+
+def test_a_message_without_a_cell_still_names_its_last_line():
+    found = failures.parse_failure("p", "Executing notebook failed: DeadKernelError\nKernel died")
+    assert found == {"page": "p", "cell": "", "error": "DeadKernelError\nKernel died"[-11:]}
+
+
+def test_summary_lists_each_failing_page():
+    text = failures.summary(
+        [
+            {"page": "a", "cell": "x = 1\nassert x == 2", "error": "AssertionError"},
+            {"page": "b", "cell": "f()", "error": "NameError: name 'f' is not defined"},
+        ]
+    )
+    lines = text.splitlines()
+    assert lines[0] == "2 page(s) failed to execute:"
+    assert "  page a" in lines and "      assert x == 2" in lines and "  page b" in lines
+    assert lines[-1] == "      NameError: name 'f' is not defined"
+
+
+def test_cache_folder_is_per_jax_and_prunes_only_its_own_stale_folders(tmp_path, monkeypatch):
+    caches, code = tmp_path / "caches", tmp_path / "code"
+    code.mkdir()
+    (code / "m.py").write_text("X = 1\n")
+    first = cache.cache_folder(caches, code)
+    first.mkdir(parents=True)
+    other_jax = caches / "jax-0.4.38-0123456789abcdef"
+    other_jax.mkdir()
+    (code / "m.py").write_text("X = 2\n")
+    second = cache.cache_folder(caches, code)
+    assert second != first and second.name.startswith(first.name[: first.name.rindex("-")])
+    assert not first.exists() and other_jax.exists()
+    monkeypatch.setattr(cache, "version", lambda name: "9.9")
+    assert cache.cache_folder(caches, code).name.startswith("jax-9.9-")
