@@ -133,6 +133,8 @@ def test_describe_error_names_missing_modules_and_attributes():
         import jax.no_such_module  # noqa: F401
     except ImportError as err:
         assert describe_error(err).startswith("`jax.no_such_module` cannot be imported")
+    gone = ImportError("cannot import name 'Format' from 'jax.experimental.layout' (/x/y.py)")
+    assert describe_error(gone) == "`jax.experimental.layout.Format` does not exist in this JAX"
     assert describe_error(ValueError("bad")) == "the check raised ValueError: bad"
 
 

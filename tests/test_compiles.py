@@ -49,3 +49,15 @@ def test_cache_miss_explanations_name_the_changed_argument():
         product(jnp.ones((4, 4)), jnp.ones((4, 8)))
     assert any("at w, now f32[4,8] and before f32[4,4]" in m for m in misses)
     assert not jax.config.jax_explain_cache_misses
+
+
+def test_both_forms_of_jaxs_compile_log_are_read():
+    from chapter2.compiles import _COMPILING
+
+    line = (
+        "Compiling {} with global shapes and types [ShapedArray(float32[3])]. Argument mapping: x"
+    )
+    for logged in ("jit(static_if)", "static_if"):
+        match = _COMPILING.match(line.format(logged))
+        assert (match["jit"] or match["name"]) == "static_if"
+        assert match["sig"] == "[ShapedArray(float32[3])]"

@@ -9,9 +9,10 @@ from contextlib import contextmanager
 
 import jax
 
+# "Compiling jit(f) with global shapes ..."; older JAX releases log "Compiling f with ...".
 _COMPILING = re.compile(
-    r"^Compiling jit\((?P<name>[^)]*)\) with global shapes and types (?P<sig>.*?)\."
-    r" Argument mapping"
+    r"^Compiling (?:jit\((?P<jit>[^)]*)\)|(?P<name>\S+)) with global shapes and types "
+    r"(?P<sig>.*?)\. Argument mapping"
 )
 
 
@@ -61,7 +62,7 @@ class CompileCounter:
         self._records.__exit__(*exc)
         for record in self._log:
             match = _COMPILING.match(record.getMessage())
-            if match and self.name in (None, match["name"]):
+            if match and self.name in (None, match["jit"] or match["name"]):
                 self.signatures.append(match["sig"])
         return False
 

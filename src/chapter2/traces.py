@@ -81,21 +81,20 @@ def durations(trace: Trace, name_part: str) -> list[float]:
 def plot_timeline(trace: Trace, highlight: dict[str, tuple[str, str]], ax=None):
     """Draw the highlighted events as bars, one row per thread, in the order threads start.
 
-    `highlight` maps a substring of an event name to (legend label, colour); other events are
-    not drawn. Time is in milliseconds from the first event. The legend sits below the axes.
-    Returns the matplotlib Axes.
+    `highlight` maps a substring of an event name to (legend label, colour); other events,
+    and threads with none of these, are not drawn. Time is in milliseconds from the first
+    event of the trace. The legend sits below the axes. Returns the matplotlib Axes.
     """
     if ax is None:
-        _, ax = plt.subplots(figsize=(10, 3.4))
+        _, ax = plt.subplots(figsize=(10, 2.8))
     start = min(e["ts"] for e in trace.events)
-    first_seen: dict[str, float] = {}
-    for event in sorted(trace.events, key=lambda e: e["ts"]):
-        first_seen.setdefault(trace.thread_of(event), event["ts"])
-    rows = list(first_seen)  # the main (Python) thread acts first, so it comes first
-    for event in trace.events:
-        key = next((k for k in highlight if k in event["name"]), None)
-        if key is None:
-            continue
+    drawn = [
+        (event, next(k for k in highlight if k in event["name"]))
+        for event in sorted(trace.events, key=lambda e: e["ts"])
+        if any(k in event["name"] for k in highlight)
+    ]
+    rows = list(dict.fromkeys(trace.thread_of(event) for event, _ in drawn))  # by first event
+    for event, key in drawn:
         row = rows.index(trace.thread_of(event))
         left, width = (event["ts"] - start) / 1e3, max(event.get("dur", 0), 1) / 1e3
         ax.barh(row, width, left=left, height=0.6, color=highlight[key][1], edgecolor="none")
@@ -104,5 +103,5 @@ def plot_timeline(trace: Trace, highlight: dict[str, tuple[str, str]], ax=None):
     ax.set_xlabel("time since the first event (ms)")
     handles = [plt.Rectangle((0, 0), 1, 1, color=colour) for _, colour in highlight.values()]
     labels = [label for label, _ in highlight.values()]
-    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2)
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=2)
     return ax

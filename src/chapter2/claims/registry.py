@@ -101,6 +101,9 @@ def describe_error(err: BaseException) -> str:
     if isinstance(err, AttributeError) and getattr(err, "obj", None) is not None:
         owner = getattr(err.obj, "__name__", type(err.obj).__name__)
         return f"`{owner}.{err.name}` does not exist in this JAX"
+    unimportable = re.match(r"cannot import name '(\w+)' from '([\w.]+)'", str(err))
+    if isinstance(err, ImportError) and unimportable:
+        return f"`{unimportable[2]}.{unimportable[1]}` does not exist in this JAX"
     if isinstance(err, ImportError) and err.name:
         return f"`{err.name}` cannot be imported: {err}"
     return f"the check raised {type(err).__name__}: {err}"
