@@ -157,6 +157,7 @@ def test_observed_claims_report_without_raising(empty_registry):
     made_up("machine-fact", lambda: Observation({"fast": True}, {"fast": False}), Kind.OBSERVED)
     verdict = verify("machine-fact")
     assert verdict.status is Status.DIFFERS_HERE and "differs here" in str(verdict)
+    assert verdict.evidence == "fast: False (on the machine the Note describes: True)"
 
 
 def test_a_claim_id_is_registered_once(empty_registry):

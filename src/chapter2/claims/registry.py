@@ -60,14 +60,14 @@ class Observation:
     def matches(self) -> bool:
         return not self.differences
 
-    def sentence(self) -> str:
-        """Every observed value by name; a value that differs says what the book expected."""
+    def sentence(self, expected_by: str = "the book expects") -> str:
+        """Every observed value by name; a value that differs says what was expected."""
         parts = []
         for name in {**self.observed, **self.expected}:
             seen = self.observed.get(name, "(not observed)")
             part = f"{name}: {seen}"
             if name in self.differences:
-                part += f" (the book expects {self.expected[name]})"
+                part += f" ({expected_by} {self.expected[name]})"
             parts.append(part)
         return "; ".join(parts)
 
@@ -131,7 +131,11 @@ class Verdict:
 
     @property
     def evidence(self) -> str:
-        return self.error if self.observation is None else self.observation.sentence()
+        if self.observation is None:
+            return self.error
+        if self.claim.kind is Kind.OBSERVED:  # the Note describes another machine
+            return self.observation.sentence("on the machine the Note describes:")
+        return self.observation.sentence()
 
     def as_dict(self) -> dict[str, Any]:
         return {
