@@ -23,12 +23,10 @@ def _optimized(fn, *args, **jit_kwargs) -> str:
     return clean_hlo(compiled_text(fn, *args, **jit_kwargs))
 
 
-@claim(
-    "row-major-default",
-    "A jax.Array is row-major: its format.layout.major_to_minor is (0, 1), and the optimized "
-    "HLO writes that layout in minor-to-major order, as f32[m,n]{1,0}.",
-)
+@claim("row-major-default")
 def _row_major_default() -> Observation:
+    """A jax.Array is row-major: its format.layout.major_to_minor is (0, 1), and the optimized
+    HLO writes that layout in minor-to-major order, as f32[m,n]{1,0}."""
     x = jnp.ones((6, 4), jnp.float32)
     return Observation(
         expected={
@@ -42,13 +40,11 @@ def _row_major_default() -> Observation:
     )
 
 
-@claim(
-    "transpose-materialized",
-    "Under jit, a standalone a.T is materialized: one loop fusion whose body is a transpose to "
-    "layout {0,1} then a copy to {1,0}. a.T * 2 + 1 is one fusion too, in which XLA moved the "
-    "multiply and the add in front of the transpose.",
-)
+@claim("transpose-materialized")
 def _transpose_materialized() -> Observation:
+    """Under jit, a standalone a.T is materialized: one loop fusion whose body is a transpose
+    to layout {0,1} then a copy to {1,0}. a.T * 2 + 1 is one fusion too, in which XLA moved the
+    multiply and the add in front of the transpose."""
     a = jnp.ones((256, 128), jnp.float32)
     alone = _optimized(lambda t: t.T, a)
     chained = _optimized(lambda t: t.T * 2 + 1, a)
@@ -69,12 +65,10 @@ def _transpose_materialized() -> Observation:
     )
 
 
-@claim(
-    "transpose-absorbed",
-    "Under jit, a.T @ b compiles to a dot with lhs_contracting_dims={0} and no transpose, and "
-    "a.T.T compiles to a single copy with no transpose.",
-)
+@claim("transpose-absorbed")
 def _transpose_absorbed() -> Observation:
+    """Under jit, a.T @ b compiles to a dot with lhs_contracting_dims={0} and no transpose, and
+    a.T.T compiles to a single copy with no transpose."""
     a = jnp.ones((256, 128), jnp.float32)
     b = jnp.ones((256, 64), jnp.float32)
     matmul = _optimized(lambda s, t: s.T @ t, a, b)
@@ -95,13 +89,11 @@ def _transpose_absorbed() -> Observation:
     )
 
 
-@claim(
-    "donation-removes-copy",
-    "Donating the argument (donate_argnums=0) lets a.T.T return the input's own buffer: the "
-    "ROOT is the parameter, and the module records input_output_alias; without donation the "
-    "ROOT is a copy.",
-)
+@claim("donation-removes-copy")
 def _donation() -> Observation:
+    """Donating the argument (donate_argnums=0) lets a.T.T return the input's own buffer: the
+    ROOT is the parameter, and the module records input_output_alias; without donation the ROOT
+    is a copy."""
     a = jnp.ones((256, 128), jnp.float32)
     kept = compiled_text(lambda t: t.T.T, a)
     donated = compiled_text(lambda t: t.T.T, a, donate_argnums=0)
@@ -119,12 +111,10 @@ def _donation() -> Observation:
     )
 
 
-@claim(
-    "fortran-input-row-major",
-    "A Fortran-order NumPy array handed to JAX (jnp.asarray or jax.device_put) becomes a "
-    "row-major jax.Array (major_to_minor == (0, 1)) holding the same values.",
-)
+@claim("fortran-input-row-major")
 def _fortran_input() -> Observation:
+    """A Fortran-order NumPy array handed to JAX (jnp.asarray or jax.device_put) becomes a row-
+    major jax.Array (major_to_minor == (0, 1)) holding the same values."""
     c = np.arange(12 * 7, dtype=np.float32).reshape(12, 7)
     f = np.asfortranarray(c)
     outs = {"jnp.asarray": jnp.asarray(f), "jax.device_put": jax.device_put(f)}
@@ -140,12 +130,10 @@ def _fortran_input() -> Observation:
     )
 
 
-@claim(
-    "auto-layout-cpu-row-major",
-    "jax.jit accepts Format(Layout.AUTO) for inputs and outputs (jax.experimental.layout); on "
-    "the CPU the compiler picks row-major for both.",
-)
+@claim("auto-layout-cpu-row-major")
 def _auto_layout() -> Observation:
+    """jax.jit accepts Format(Layout.AUTO) for inputs and outputs (jax.experimental.layout); on
+    the CPU the compiler picks row-major for both."""
     from jax.experimental.layout import Format, Layout
 
     auto = jax.jit(
@@ -162,14 +150,11 @@ def _auto_layout() -> Observation:
     )
 
 
-@claim(
-    "device-put-zero-copy",
-    "On the CPU, jax.device_put shares the buffer of a C-contiguous NumPy array whose data "
-    "pointer is 64-byte aligned (zero-copy), and copies a C array 16 bytes off that boundary "
-    "and a Fortran-order array, aligned or not.",
-    kind=Kind.OBSERVED,
-)
+@claim("device-put-zero-copy", kind=Kind.OBSERVED)
 def _zero_copy() -> Observation:
+    """On the CPU, jax.device_put shares the buffer of a C-contiguous NumPy array whose data
+    pointer is 64-byte aligned (zero-copy), and copies a C array 16 bytes off that boundary and
+    a Fortran-order array, aligned or not."""
     shape = (256, 256)
     aligned = aligned_empty(shape)
     off = misaligned_empty(shape, by=16)
@@ -186,13 +171,11 @@ def _zero_copy() -> Observation:
     )
 
 
-@claim(
-    "device-put-may-alias-false",
-    "On the CPU, jax.device_put(a, may_alias=False) of an aligned C-contiguous NumPy array "
-    "still shares the NumPy buffer, so a later write into `a` shows in the jax.Array; "
-    "jnp.array(a) makes an independent copy.",
-)
+@claim("device-put-may-alias-false")
 def _may_alias_false() -> Observation:
+    """On the CPU, jax.device_put(a, may_alias=False) of an aligned C-contiguous NumPy array
+    still shares the NumPy buffer, so a later write into `a` shows in the jax.Array;
+    jnp.array(a) makes an independent copy."""
     a = aligned_empty((128, 128))
     a[...] = 0.0
     put = jax.device_put(a, may_alias=False)

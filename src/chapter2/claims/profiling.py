@@ -12,12 +12,10 @@ from chapter2.hlo import compiled_text
 from chapter2.traces import generic_name, read_trace, trace_files
 
 
-@claim(
-    "typed-prng-keys",
-    "jax.random.key(0) returns a typed scalar key that refuses arithmetic; the old "
-    "jax.random.PRNGKey(0) returns a raw uint32[2] array.",
-)
+@claim("typed-prng-keys")
 def _typed_keys() -> Observation:
+    """jax.random.key(0) returns a typed scalar key that refuses arithmetic; the old
+    jax.random.PRNGKey(0) returns a raw uint32[2] array."""
     old, new = jax.random.PRNGKey(0), jax.random.key(0)
     try:
         new + 1
@@ -51,12 +49,10 @@ def _traced_step(log_dir: str, **trace_options):
     return compiled_text(lambda v: jnp.sin(v).sum(), x)
 
 
-@claim(
-    "trace-files",
-    "A trace writes plugins/profile/<timestamp>/<host>.xplane.pb and <host>.trace.json.gz "
-    "(plus perfetto_trace.json.gz with create_perfetto_trace=True), not a profile.pb.",
-)
+@claim("trace-files")
 def _trace_files() -> Observation:
+    """A trace writes plugins/profile/<timestamp>/<host>.xplane.pb and <host>.trace.json.gz
+    (plus perfetto_trace.json.gz with create_perfetto_trace=True), not a profile.pb."""
     with tempfile.TemporaryDirectory() as log_dir:
         _traced_step(log_dir, create_perfetto_trace=True)
         names = sorted(generic_name(f) for f in trace_files(log_dir))
@@ -72,13 +68,11 @@ def _trace_files() -> Observation:
     )
 
 
-@claim(
-    "trace-annotation-in-trace",
-    "TraceAnnotation spans, the host-side call of a jitted function (a PjitFunction event) and "
-    "the kernels XLA ran, named after instructions of the optimized HLO, are all events of the "
-    "trace's *.trace.json.gz.",
-)
+@claim("trace-annotation-in-trace")
 def _trace_annotation() -> Observation:
+    """TraceAnnotation spans, the host-side call of a jitted function (a PjitFunction event)
+    and the kernels XLA ran, named after instructions of the optimized HLO, are all events of
+    the trace's *.trace.json.gz."""
     with tempfile.TemporaryDirectory() as log_dir:
         hlo = _traced_step(log_dir)
         trace = read_trace(log_dir)
@@ -101,12 +95,11 @@ def _trace_annotation() -> Observation:
     )
 
 
-@claim(
-    "named-scope-debug-info",
-    "named_scope names reach the op_name metadata of the compiled HLO; the StableHLO text "
-    "shows them only with as_text(debug_info=True).",
-)
+@claim("named-scope-debug-info")
 def _named_scope() -> Observation:
+    """named_scope names reach the op_name metadata of the compiled HLO; the StableHLO text
+    shows them only with as_text(debug_info=True)."""
+
     def f(v):
         with jax.named_scope("my_scope"):
             return jnp.sin(v) * 2
@@ -126,12 +119,10 @@ def _named_scope() -> Observation:
     )
 
 
-@claim(
-    "device-memory-profile",
-    "On the CPU, jax.profiler.save_device_memory_profile writes a gzip-compressed pprof "
-    "protobuf, which grows when another device buffer is alive.",
-)
+@claim("device-memory-profile")
 def _memory_profile() -> Observation:
+    """On the CPU, jax.profiler.save_device_memory_profile writes a gzip-compressed pprof
+    protobuf, which grows when another device buffer is alive."""
     before = gzip.decompress(jax.profiler.device_memory_profile())
     extra = jnp.ones((1000, 1000)).block_until_ready()
     with tempfile.TemporaryDirectory() as folder:

@@ -1,9 +1,10 @@
 """The registry of claims: what the book says JAX does, each with a check that looks.
 
-A check returns an `Observation`: named values the book expects and the values this JAX
-produced. Whether the claim holds, its status and the sentence shown all derive from them.
-A claim belongs to the page its module is named after (`claims/xla_compilation.py` is the
-page `xla-compilation`); its Note on that page carries the label `claim-<id>`.
+A claim is a zero-argument check whose docstring is what the book says. The check returns an
+`Observation`: named values the book expects and the values this JAX produced. Whether the
+claim holds, its status and the sentence shown all derive from them. A claim belongs to the
+page its module is named after (`claims/xla_compilation.py` is the page `xla-compilation`);
+its Note on that page carries the label `claim-<id>`.
 """
 
 import inspect
@@ -173,13 +174,21 @@ def page_of(module: str) -> str:
     return module.rsplit(".", 1)[-1].replace("_", "-")
 
 
-def claim(id: str, statement: str, *, kind: Kind = Kind.ASSERTED, page: str | None = None):
-    """Register the decorated zero-argument check as claim `id` of its module's page."""
+def claim(
+    id: str, statement: str | None = None, *, kind: Kind = Kind.ASSERTED, page: str | None = None
+):
+    """Register the decorated zero-argument check as claim `id` of its module's page.
+
+    What the book says is the check's docstring, unless `statement` is given.
+    """
 
     def register(check: Callable[[], Observation]) -> Callable[[], Observation]:
         if id in REGISTRY:
             raise ValueError(f"claim {id!r} is registered twice")
-        REGISTRY[id] = Claim(id, page or page_of(check.__module__), statement, check, kind)
+        said = statement or " ".join((check.__doc__ or "").split())
+        if not said:
+            raise ValueError(f"claim {id!r} says nothing: give its check a docstring")
+        REGISTRY[id] = Claim(id, page or page_of(check.__module__), said, check, kind)
         return check
 
     return register

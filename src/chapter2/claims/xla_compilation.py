@@ -28,13 +28,11 @@ def simple_computation(x, a, b):
     return a * jnp.sin(x) + b
 
 
-@claim(
-    "stablehlo-then-hlo",
-    "jit(f).lower(...).as_text() is StableHLO (stablehlo.* ops, no HloModule); lowering "
-    "a * sin(x) + b with scalar a and b adds a broadcast_in_dim for each scalar to the jaxpr's "
-    "five equations. compile().as_text() is XLA's optimized HLO, starting with HloModule.",
-)
+@claim("stablehlo-then-hlo")
 def _stablehlo_then_hlo() -> Observation:
+    """jit(f).lower(...).as_text() is StableHLO (stablehlo.* ops, no HloModule); lowering a *
+    sin(x) + b with scalar a and b adds a broadcast_in_dim for each scalar to the jaxpr's five
+    equations. compile().as_text() is XLA's optimized HLO, starting with HloModule."""
     traced = jax.jit(simple_computation).trace(jnp.ones((8, 8)), 2.0, 1.0)
     low, opt = traced.lower().as_text(), traced.lower().compile().as_text()
     eqns = [e.primitive.name for e in traced.jaxpr.eqns]
@@ -60,13 +58,11 @@ def _stablehlo_then_hlo() -> Observation:
     )
 
 
-@claim(
-    "elementwise-chain-one-fusion",
-    "XLA fuses the sine, the multiplication and the addition of a * sin(x) + b into one fusion "
-    "of kind kLoop on the CPU, while sum(a @ b) becomes one kCustom fusion run by YNNPACK "
-    "(__ynn_fusion).",
-)
+@claim("elementwise-chain-one-fusion")
 def _elementwise_fusion() -> Observation:
+    """XLA fuses the sine, the multiplication and the addition of a * sin(x) + b into one
+    fusion of kind kLoop on the CPU, while sum(a @ b) becomes one kCustom fusion run by YNNPACK
+    (__ynn_fusion)."""
     x = jnp.ones((100, 100))
     chain = compiled_text(simple_computation, x, 2.0, 1.0)
     matmul_sum = compiled_text(lambda a, b: jnp.sum(a @ b), x, x)
@@ -84,13 +80,11 @@ def _elementwise_fusion() -> Observation:
     )
 
 
-@claim(
-    "cost-analysis-dict",
-    "compiled.cost_analysis() returns a dict; for a*sin(x)+b on N = 1000*1000 float32 it "
-    "reports flops = 2N, transcendentals = N and bytes accessed = 2*4N + 8, memory_analysis() "
-    "an output of 4N bytes and 0 temp bytes, and a (64x32) @ (32x16) dot costs 2MNK flops.",
-)
+@claim("cost-analysis-dict")
 def _cost_analysis() -> Observation:
+    """compiled.cost_analysis() returns a dict; for a*sin(x)+b on N = 1000*1000 float32 it
+    reports flops = 2N, transcendentals = N and bytes accessed = 2*4N + 8, memory_analysis() an
+    output of 4N bytes and 0 temp bytes, and a (64x32) @ (32x16) dot costs 2MNK flops."""
     n = 1000 * 1000
     compiled = jax.jit(simple_computation).lower(jnp.ones((1000, 1000)), 2.0, 1.0).compile()
     ca, ma = compiled.cost_analysis(), compiled.memory_analysis()
@@ -115,13 +109,12 @@ def _cost_analysis() -> Observation:
     )
 
 
-@claim(
-    "constant-folding",
-    "XLA computes at compile time what depends only on constants: in v * sin(2.0) + "
-    "arange(4.0).sum() the StableHLO still has the sine and the reduce, the optimized HLO has "
-    "neither, only the constants sin(2) and 6.",
-)
+@claim("constant-folding")
 def _constant_folding() -> Observation:
+    """XLA computes at compile time what depends only on constants: in v * sin(2.0) +
+    arange(4.0).sum() the StableHLO still has the sine and the reduce, the optimized HLO has
+    neither, only the constants sin(2) and 6."""
+
     def fold(v):
         return v * jnp.sin(2.0) + jnp.arange(4.0).sum()
 
@@ -143,12 +136,11 @@ def _constant_folding() -> Observation:
     )
 
 
-@claim(
-    "no-value-changing-simplification",
-    "XLA simplifies x*1.0 + 0.0 to a copy of x, but keeps the add and the subtract of (x+y)-x: "
-    "rewriting it to y would change IEEE float results, as (1e8 + 1) - 1e8 = 0 in float32 shows.",
-)
+@claim("no-value-changing-simplification")
 def _simplification() -> Observation:
+    """XLA simplifies x*1.0 + 0.0 to a copy of x, but keeps the add and the subtract of
+    (x+y)-x: rewriting it to y would change IEEE float results, as (1e8 + 1) - 1e8 = 0 in
+    float32 shows."""
     v = jnp.ones((16, 16))
     identity = clean_hlo(compiled_text(lambda x: x * 1.0 + 0.0, v))
     cancel = clean_hlo(compiled_text(lambda x, y: (x + y) - x, v, v))
@@ -167,13 +159,11 @@ def _simplification() -> Observation:
     )
 
 
-@claim(
-    "hlo-metadata-source-lines",
-    "Every instruction of the optimized HLO carries op_name metadata whose stack frame leads, "
-    "through the location tables at the top of the text, to the line of Python it came from; "
-    "lower().as_text(debug_info=True) adds loc(...) source locations to the StableHLO.",
-)
+@claim("hlo-metadata-source-lines")
 def _source_lines() -> Observation:
+    """Every instruction of the optimized HLO carries op_name metadata whose stack frame leads,
+    through the location tables at the top of the text, to the line of Python it came from;
+    lower().as_text(debug_info=True) adds loc(...) source locations to the StableHLO."""
     lowered = jax.jit(simple_computation).lower(jnp.ones(4), 2.0, 1.0)
     sources = source_lines(lowered.compile().as_text())
     line = simple_computation.__code__.co_firstlineno + 1
@@ -188,13 +178,11 @@ def _source_lines() -> Observation:
     )
 
 
-@claim(
-    "xla-dump-before-after",
-    "XLA reads XLA_FLAGS when the process starts: set later, --xla_dump_to dumps nothing. Set "
-    "from the start, it dumps <module>.before_optimizations.txt (exp(log(x)+y): 0 fusions) and "
-    "<module>.cpu_after_optimizations.txt (1 fusion) for each compiled module.",
-)
+@claim("xla-dump-before-after")
 def _xla_dump() -> Observation:
+    """XLA reads XLA_FLAGS when the process starts: set later, --xla_dump_to dumps nothing. Set
+    from the start, it dumps <module>.before_optimizations.txt (exp(log(x)+y): 0 fusions) and
+    <module>.cpu_after_optimizations.txt (1 fusion) for each compiled module."""
     with tempfile.TemporaryDirectory() as late, tempfile.TemporaryDirectory() as fresh:
         saved = os.environ.get("XLA_FLAGS")
         os.environ["XLA_FLAGS"] = f"--xla_dump_to={late} --xla_dump_hlo_as_text"
@@ -226,15 +214,12 @@ def _xla_dump() -> Observation:
     )
 
 
-@claim(
-    "cpu-ynn-fusion-closure-constant",
-    "The CPU backend compiles sum(W @ x) into one kind=kCustom __ynn_fusion (YNNPACK). From "
-    "n = 64 on, an n x n W captured by a closure is embedded in it as constant({...}), the "
-    "dot's left operand, while a W passed as an argument stays a parameter; below 64 the "
-    "constant stays outside. XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type= turns the YNN "
-    "fusion off.",
-)
+@claim("cpu-ynn-fusion-closure-constant")
 def _ynn_fusion() -> Observation:
+    """The CPU backend compiles sum(W @ x) into one kind=kCustom __ynn_fusion (YNNPACK). From n
+    = 64 on, an n x n W captured by a closure is embedded in it as constant({...}), the dot's
+    left operand, while a W passed as an argument stays a parameter; below 64 the constant
+    stays outside. XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type= turns the YNN fusion off."""
     w, x = ynn.operands()
     xj, wj = jnp.asarray(x), jnp.asarray(w)
     closure = clean_hlo(ynn.closure_version(w).lower(xj).compile().as_text())
@@ -261,14 +246,11 @@ def _ynn_fusion() -> Observation:
     )
 
 
-@claim(
-    "ynn-closure-constant-wrong-result",
-    "On the CPU where this chapter was first written, jnp.sum(W_const @ x) with a 128x128 "
-    "closure constant W_const silently returned a wrong result, while the argument version "
-    "and the closure version with YNN fusion off were right.",
-    kind=Kind.OBSERVED,
-)
+@claim("ynn-closure-constant-wrong-result", kind=Kind.OBSERVED)
 def _ynn_wrong_result() -> Observation:
+    """On the CPU where this chapter was first written, jnp.sum(W_const @ x) with a 128x128
+    closure constant W_const silently returned a wrong result, while the argument version and
+    the closure version with YNN fusion off were right."""
     result = ynn.probe()
     outcome = ynn.verdict(result.closure, result.reference)
     off = json.loads(run_example("ynn_probe", env=ynn.YNN_OFF))
