@@ -5,6 +5,7 @@ import jax.numpy as jnp
 import pytest
 
 from chapter2.hlo import (
+    called_computation,
     clean_hlo,
     compiled_text,
     count_fusions,
@@ -16,6 +17,7 @@ from chapter2.hlo import (
     fusion_kinds,
     has_op,
     input_output_alias,
+    instruction_names,
     lowered_text,
     opcodes,
     root_opcode,
@@ -118,6 +120,18 @@ def test_fused_body_by_name():
     assert body.startswith("%fused_computation (") and body.endswith("}") and "ENTRY" not in body
     with pytest.raises(ValueError):
         fused_body(OPTIMIZED, "no_such_computation")
+
+
+def test_instruction_names_and_called_computations():
+    assert instruction_names(fused_body(OPTIMIZED)) == {
+        "param_1.3",
+        "sin.0",
+        "param_0.1",
+        "mul.1",
+        "mul.0",
+    }
+    root = entry_root(OPTIMIZED)
+    assert called_computation(root) == "fused_computation"
 
 
 def test_dot_operands_name_what_feeds_the_dot():

@@ -56,8 +56,18 @@ def fusion_kinds(text: str) -> list[str]:
 
 
 def opcodes(text: str) -> list[str]:
-    """The opcode of every instruction, in order ('copy' for `%copy = f32[4]{0} copy(%x)`)."""
+    """The opcode of every instruction, in order ('copy' for `%c.1 = f32[4]{0} copy(%x)`)."""
     return [op for _, op in _INSTRUCTION.findall(text)]
+
+
+def instruction_names(text: str) -> set[str]:
+    """The names of every instruction ('c.1' for `%c.1 = f32[4]{0} copy(%x)`)."""
+    return {name for name, _ in _INSTRUCTION.findall(text)}
+
+
+def called_computation(instruction: str) -> str:
+    """The computation an instruction calls, from its `calls=%name`."""
+    return re.search(r"calls=%([\w.\-]+)", instruction).group(1)
 
 
 def has_op(text: str, opcode: str) -> bool:

@@ -8,7 +8,6 @@ the compiled HLO holds) and turns the measured outcome into the page's wording, 
 outcomes are worded, and tested, in one place.
 """
 
-import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
@@ -16,7 +15,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from chapter2.hlo import clean_hlo, dot_operands, entry_computation, fused_body, fusion_kinds
+from chapter2.hlo import (
+    called_computation,
+    clean_hlo,
+    dot_operands,
+    entry_computation,
+    fused_body,
+    fusion_kinds,
+)
 
 N = 128
 SEED = 0
@@ -59,8 +65,7 @@ def ynn_fusion_body(hlo: str) -> str | None:
     """The body of the ENTRY's __ynn_fusion in cleaned optimized HLO, or None if there is none."""
     for line in entry_computation(hlo).splitlines():
         if '"kind":"__ynn_fusion"' in line:
-            name = re.search(r"calls=%([\w.\-]+)", line).group(1)
-            return fused_body(hlo, name)
+            return fused_body(hlo, called_computation(line))
     return None
 
 

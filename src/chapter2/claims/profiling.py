@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from chapter2.claims.registry import Observation, claim
-from chapter2.hlo import compiled_text
+from chapter2.hlo import compiled_text, instruction_names
 from chapter2.traces import generic_name, read_trace, trace_files
 
 
@@ -78,7 +78,7 @@ def _trace_annotation() -> Observation:
         trace = read_trace(log_dir)
     counts = trace.counts()
     calls = sum(n for name, n in counts.items() if name.startswith("PjitFunction("))
-    instructions = {f"%{name} " for name in counts if f"%{name} " in hlo}
+    instructions = set(counts) & instruction_names(hlo)
     return Observation(
         expected={
             "events of the annotation 'step'": 1,
@@ -90,7 +90,7 @@ def _trace_annotation() -> Observation:
             "host call events present": calls >= 1,
             "kernel events named after HLO instructions": bool(instructions),
             "host call events": calls,
-            "HLO instructions seen": sorted(i.strip(" %") for i in instructions),
+            "HLO instructions seen": sorted(instructions),
         },
     )
 
