@@ -59,12 +59,16 @@ def read_trace(log_dir: str | Path) -> Trace:
     return Trace([e for e in raw if e.get("ph") == "X"], threads)
 
 
-ROLES = {"python": "host (Python)", "tf_XLAExecute": "XLA execute", "tf_XLAEigen": "XLA pool"}
+XLA_THREADS = {"tf_XLAExecute": "XLA execute", "tf_XLAEigen": "XLA pool"}
 
 
 def row_labels(threads: list[str]) -> list[str]:
-    """A distinct, readable label per thread: its role, numbered when a role repeats."""
-    roles = [ROLES.get(t.split("/")[0], t.split("/")[0]) for t in threads]
+    """A distinct, readable label per thread: its role, numbered when a role repeats.
+
+    XLA's threads are named after their pool; any other thread is the host's, named after the
+    program that runs it (`python` in a notebook, `pytest` under pytest).
+    """
+    roles = [XLA_THREADS.get(t.split("/")[0], f"host ({t.split('/')[0]})") for t in threads]
     seen: Counter = Counter()
     labels = []
     for role in roles:

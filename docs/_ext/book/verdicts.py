@@ -83,7 +83,7 @@ def _row(cells: list[list[nodes.Node]], classes: list[str]) -> nodes.row:
 def _table(rows: list[nodes.row]) -> nodes.table:
     heads = ["Section", "What the book says", "Status", "What this JAX did"]
     group = nodes.tgroup(cols=len(heads))
-    group += [nodes.colspec(colwidth=w) for w in (10, 40, 12, 38)]
+    group += [nodes.colspec(colwidth=w) for w in (8, 42, 12, 38)]
     group += nodes.thead("", _row([[nodes.paragraph(text=h)] for h in heads], []))
     group += nodes.tbody("", *rows)
     return nodes.table("", group, classes=["claims-table"])
@@ -106,7 +106,7 @@ def fill_tables(app, doctree, docname) -> None:
         title = env.titles[page].astext() if page in env.titles else page
         target, anchor = labels.get(data["label"], (page, ""))
         uri = app.builder.get_relative_uri(docname, target) + (f"#{anchor}" if anchor else "")
-        link = nodes.reference("", f"{number} {title}".strip(), refuri=uri)
+        link = nodes.reference("", number or title, refuri=uri, reftitle=title)
         said = nodes.paragraph(text=data["statement"])
         rows.append(
             _row(
