@@ -61,3 +61,12 @@ def test_both_forms_of_jaxs_compile_log_are_read():
         match = _COMPILING.match(line.format(logged))
         assert (match["jit"] or match["name"]) == "static_if"
         assert match["sig"] == "[ShapedArray(float32[3])]"
+
+
+def test_the_count_can_be_read_inside_the_block():
+    f = jax.jit(lambda v: v + 1)
+    with CompileCounter("<lambda>") as cc:
+        f(jnp.ones(2))
+        inside = cc.count
+        f(jnp.ones(3))
+    assert (inside, cc.count) == (1, 2)

@@ -13,7 +13,15 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILD = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build"))
 HTML = BUILD / "html"
 PAGES = sorted(p.stem for p in (ROOT / "docs").glob("*.md"))
-CHAPTER = ["profiling", "jaxprs", "xla-compilation", "memory-layout"]
+CHAPTER = [
+    "profiling",
+    "jaxprs",
+    "xla-compilation",
+    "memory-layout",
+    "recompilation",
+    "fusion",
+    "async-dispatch",
+]
 VERDICT = re.compile(
     r'class="claim-verdict (claim-[\w-]+)[^"]*">\s*<p><strong>Checked</strong> '
     r'<code class="docutils literal notranslate"><span class="pre">([\w-]+)</span>'

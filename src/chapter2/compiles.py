@@ -43,12 +43,12 @@ class CompileCounter:
     """`with CompileCounter("f") as cc: ...` then `cc.count` is how often jit(f) compiled.
 
     Without a name every jitted function counts. `cc.signatures` lists the argument
-    types of each compilation, as JAX logged them.
+    types of each compilation, as JAX logged them. Both can be read inside the block too.
     """
 
     def __init__(self, name: str | None = None):
         self.name = name
-        self.signatures: list[str] = []
+        self._log: list[logging.LogRecord] = []
 
     def __enter__(self):
         self._records = _jax_log_records()
@@ -60,11 +60,16 @@ class CompileCounter:
     def __exit__(self, *exc):
         self._compiles.__exit__(*exc)
         self._records.__exit__(*exc)
+        return False
+
+    @property
+    def signatures(self) -> list[str]:
+        found = []
         for record in self._log:
             match = _COMPILING.match(record.getMessage())
             if match and self.name in (None, match["jit"] or match["name"]):
-                self.signatures.append(match["sig"])
-        return False
+                found.append(match["sig"])
+        return found
 
     @property
     def count(self) -> int:

@@ -1,7 +1,9 @@
 """Shared tools of the "can fail" tests: each section's test module makes JAX (or the machine)
 behave otherwise and shows that its claims say so.
 
-A breaker takes pytest's `monkeypatch`, so whatever it changes is restored after the test.
+A breaker takes pytest's `monkeypatch`, so whatever it patches is restored after the test. A
+breaker that changes what monkeypatch cannot (a JAX config option) returns a function that
+puts it back.
 """
 
 import jax
@@ -24,14 +26,29 @@ def xla_options(**options):
     return breaker
 
 
+def config_option(name: str, value):
+    """A breaker: the JAX config option `name` takes `value` while the check runs."""
+
+    def breaker(mp):
+        saved = jax.config.values[name]
+        jax.config.update(name, value)
+        return lambda: jax.config.update(name, saved)
+
+    return breaker
+
+
 def can_fail(breakers: dict):
     """A test, parametrized over `breakers`, that each asserted claim drifts once broken."""
 
     @pytest.mark.parametrize("claim_id", sorted(breakers))
     def test_asserted_claim_drifts_when_jax_behaves_otherwise(claim_id, monkeypatch):
         assert claims()[claim_id].kind is Kind.ASSERTED
-        breakers[claim_id](monkeypatch)
-        verdict = evaluate(claim_id)
+        undo = breakers[claim_id](monkeypatch)
+        try:
+            verdict = evaluate(claim_id)
+        finally:
+            if undo is not None:
+                undo()
         assert verdict.status is Status.DRIFTED, verdict.evidence
 
     return test_asserted_claim_drifts_when_jax_behaves_otherwise

@@ -1,0 +1,155 @@
+"""Claims of the page `async-dispatch`: what returns at once, and what waits."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from chapter2.claims.registry import Kind, Observation, claim
+from chapter2.compiles import CompileCounter
+
+
+def _heavy(m):
+    return jnp.tanh(m @ m) @ m
+
+
+@claim("first-call-compiles")
+def _first_call() -> Observation:
+    """The first call of a jitted function for given shapes traces and compiles it (one
+    compilation), so timing that call measures compilation, not dispatch; the second call
+    compiles nothing."""
+    compute_heavy = jax.jit(lambda m: m @ m.T)
+    x = jnp.ones((200, 200))
+    with CompileCounter("<lambda>") as first:
+        compute_heavy(x).block_until_ready()
+    with CompileCounter("<lambda>") as second:
+        compute_heavy(x).block_until_ready()
+    return Observation(
+        expected={"compilations in the first call": 1, "in the second": 0},
+        observed={"compilations in the first call": first.count, "in the second": second.count},
+    )
+
+
+@claim("cpu-async-dispatch-default")
+def _async_default() -> Observation:
+    """The CPU back end dispatches asynchronously: the option jax_cpu_enable_async_dispatch is
+    on by default."""
+    return Observation(
+        expected={"jax_cpu_enable_async_dispatch": True},
+        observed={
+            "jax_cpu_enable_async_dispatch": jax.config.values.get("jax_cpu_enable_async_dispatch")
+        },
+    )
+
+
+@claim("not-ready-after-dispatch", kind=Kind.OBSERVED)
+def _not_ready() -> Observation:
+    """Right after a heavy computation is dispatched (tanh(m @ m) @ m for a 2000 x 2000 m),
+    its result is not ready yet: is_ready() returns False. How long the work takes depends on
+    the machine."""
+    heavy = jax.jit(_heavy)
+    m = jnp.ones((2000, 2000))
+    heavy(m).block_until_ready()
+    result = heavy(m)
+    ready = result.is_ready()
+    result.block_until_ready()
+    return Observation(
+        expected={"ready right after dispatch": False},
+        observed={"ready right after dispatch": ready},
+    )
+
+
+@claim("block-until-ready-needs-argument")
+def _needs_argument() -> Observation:
+    """jax.block_until_ready() without an argument does not wait for all pending work: it
+    raises TypeError, missing its required argument x."""
+    try:
+        jax.block_until_ready()
+        raised = "nothing"
+    except TypeError as err:
+        raised = f"TypeError: {err}"
+    return Observation(
+        expected={"without an argument": True},
+        observed={
+            "without an argument": "missing 1 required positional argument" in raised,
+            "raised": raised,
+        },
+    )
+
+
+@claim("block-until-ready-pytree")
+def _pytree() -> Observation:
+    """jax.block_until_ready(tree) waits for the jax.Array leaves of the pytree and returns the
+    very same object, its other leaves untouched."""
+    f = jax.jit(lambda m: m @ m)
+    m = jnp.ones((300, 300))
+    pending = {"a": f(m), "b": [f(m)[0]], "step": 7}
+    out = jax.block_until_ready(pending)
+    arrays = [leaf for leaf in jax.tree.leaves(out) if isinstance(leaf, jax.Array)]
+    return Observation(
+        expected={"same object": True, "array leaves ready": True, "step kept": 7},
+        observed={
+            "same object": out is pending,
+            "array leaves ready": all(a.is_ready() for a in arrays),
+            "step kept": out["step"],
+        },
+    )
+
+
+SYNCHRONIZING = {
+    ".item()": lambda r: r[0, 0].item(),
+    "float()": lambda r: float(r[0, 0]),
+    "np.asarray": lambda r: np.asarray(r),
+    "Python if": lambda r: bool(r[0, 0] > 0),
+    ".tolist()": lambda r: r[:2, :2].tolist(),
+}
+
+
+@claim("implicit-synchronization")
+def _implicit() -> Observation:
+    """.item(), float(), np.asarray, a Python if and .tolist() need values on the host, so each
+    waits for the computation: the result is ready when they return."""
+    heavy = jax.jit(_heavy)
+    m = jnp.ones((500, 500))
+    heavy(m).block_until_ready()
+    ready = {}
+    for name, op in SYNCHRONIZING.items():
+        result = heavy(m)
+        op(result)
+        ready[name] = result.is_ready()
+    return Observation(
+        expected={f"ready after {name}": True for name in SYNCHRONIZING},
+        observed={f"ready after {name}": value for name, value in ready.items()},
+    )
+
+
+@claim("repr-large-array-shape-only")
+def _repr() -> Observation:
+    """repr of a jax.Array of 1 MiB or more prints only its shape and dtype, without fetching
+    its values: Array(shape=(512, 512), dtype=float32); a smaller array prints its values."""
+    exactly = repr(jnp.ones((512, 512), jnp.float32))
+    below = repr(jnp.ones((512, 511), jnp.float32))
+    return Observation(
+        expected={
+            "1 MiB": "Array(shape=(512, 512), dtype=float32)",
+            "just below prints values": True,
+        },
+        observed={"1 MiB": exactly, "just below prints values": below.startswith("Array([[")},
+    )
+
+
+@claim("repr-does-not-wait", kind=Kind.OBSERVED)
+def _repr_no_wait() -> Observation:
+    """repr of a large result just dispatched returns before the computation has finished:
+    is_ready() is still False afterwards. Whether the work is still running then depends on
+    the machine."""
+    heavy = jax.jit(_heavy)
+    m = jnp.ones((2000, 2000))
+    heavy(m).block_until_ready()
+    result = heavy(m)
+    text = repr(result)
+    ready = result.is_ready()
+    result.block_until_ready()
+    return Observation(
+        expected={"ready after repr": False},
+        observed={"ready after repr": ready, "repr": text},
+    )

@@ -1,0 +1,106 @@
+"""Claims of the page `fusion`: what XLA fuses, what it costs not to, and what stops it."""
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from chapter2.claims.registry import Observation, claim
+from chapter2.fresh import run_example
+from chapter2.hlo import compiled_text, count_fusions, fusion_kinds
+
+N = 1000 * 1000
+UNFUSED = {"XLA_FLAGS": "--xla_disable_hlo_passes=fusion"}
+
+
+@claim("same-key-identical-arrays")
+def _same_key() -> Observation:
+    """Drawing twice with the same key gives identical arrays; the two subkeys of
+    jax.random.split give different ones."""
+    old = jax.random.PRNGKey(0)
+    kx, ky = jax.random.split(jax.random.key(0))
+    same = jax.random.uniform(old, (100,)), jax.random.uniform(old, (100,))
+    split = jax.random.uniform(kx, (100,)), jax.random.uniform(ky, (100,))
+    return Observation(
+        expected={"same key: identical": True, "split keys: identical": False},
+        observed={
+            "same key: identical": bool(jnp.array_equal(*same)),
+            "split keys: identical": bool(jnp.array_equal(*split)),
+        },
+    )
+
+
+@claim("fusion-bytes-accessed")
+def _fused_against_unfused() -> Observation:
+    """exp(log(x) + y) on N = 1000*1000 float32 elements compiles to 1 fusion that accesses
+    3 x 4N bytes; with XLA's fusion pass disabled it runs as 3 kernels that access 7 x 4N
+    bytes, matching the hand count of reads and writes. Both need 0 bytes of temporaries."""
+    fused = json.loads(run_example("fusion_probe"))
+    unfused = json.loads(run_example("fusion_probe", env=UNFUSED))
+    return Observation(
+        expected={
+            "fusions fused, unfused": [1, 3],
+            "bytes accessed fused, unfused": [3 * 4 * N, 7 * 4 * N],
+            "temp bytes fused, unfused": [0, 0],
+        },
+        observed={
+            "fusions fused, unfused": [fused["fusions"], unfused["fusions"]],
+            "bytes accessed fused, unfused": [fused["bytes_accessed"], unfused["bytes_accessed"]],
+            "temp bytes fused, unfused": [fused["temp_bytes"], unfused["temp_bytes"]],
+        },
+    )
+
+
+@claim("eager-intermediates-device-arrays")
+def _eager_intermediates() -> Observation:
+    """Without jit each jnp operation runs on its own, and its result is a jax.Array on the
+    device, not a NumPy array on the host."""
+    a = jnp.log(jnp.ones((10, 10)))
+    return Observation(
+        expected={"type": "ArrayImpl", "is a jax.Array": True, "is a NumPy array": False},
+        observed={
+            "type": type(a).__name__,
+            "is a jax.Array": isinstance(a, jax.Array),
+            "is a NumPy array": isinstance(a, np.ndarray),
+            "device": str(a.device),
+        },
+    )
+
+
+def _chain(t):
+    return jnp.exp(jnp.log(jnp.abs(t) + 1.0) * 2.0)
+
+
+def _with_barrier(t):
+    return jnp.exp(lax.optimization_barrier(jnp.log(jnp.abs(t) + 1.0)) * 2.0)
+
+
+def softmax_by_hand(t):
+    m = t.max(axis=-1, keepdims=True)
+    e = jnp.exp(t - m)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@claim("fusion-boundaries")
+def _boundaries() -> Observation:
+    """An elementwise chain compiles to one fusion; lax.optimization_barrier in its middle
+    splits it into two; a softmax written by hand, whose reductions sit between elementwise
+    steps, compiles to more than one."""
+    mat = jnp.ones((256, 256))
+    hlos = {
+        "chain": compiled_text(_chain, mat),
+        "barrier": compiled_text(_with_barrier, mat),
+        "softmax": compiled_text(softmax_by_hand, mat),
+    }
+    counts = {name: count_fusions(hlo) for name, hlo in hlos.items()}
+    return Observation(
+        expected={"chain fusions": 1, "with the barrier": 2, "softmax by hand above 1": True},
+        observed={
+            "chain fusions": counts["chain"],
+            "with the barrier": counts["barrier"],
+            "softmax by hand above 1": counts["softmax"] > 1,
+            "softmax by hand": fusion_kinds(hlos["softmax"]),
+        },
+    )

@@ -1,0 +1,178 @@
+"""Claims of the page `recompilation`: what makes jit compile again, and what does not."""
+
+import functools
+import json
+import tempfile
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from chapter2.claims.registry import Observation, claim
+from chapter2.compiles import CompileCounter, explained_cache_misses
+from chapter2.fresh import run_example
+
+
+@claim("static-argnums-decorator-factory")
+def _static_argnums() -> Observation:
+    """jax.jit(static_argnums=(1,)) works as a decorator factory; calls with the static values
+    3, 3, 7, 7 trace the Python function twice and compile twice, once per distinct value."""
+    traced = []
+
+    @jax.jit(static_argnums=(1,))
+    def branchy(x, size_param):
+        traced.append(size_param)
+        return jnp.sum(x * 2.0) if size_param > 5 else jnp.sum(x + 1.0)
+
+    with CompileCounter("branchy") as compiled:
+        for size_param in [3, 3, 7, 7]:
+            branchy(jnp.ones(10), size_param)
+    return Observation(
+        expected={"traced for": [3, 7], "compilations": 2},
+        observed={"traced for": traced, "compilations": compiled.count},
+    )
+
+
+@claim("x32-weak-type-cache-keys")
+def _weak_types() -> Observation:
+    """With jax_enable_x64 off (the default), a float64 NumPy array is canonicalized to float32
+    and reuses the float32 compilation; the Python scalars 1 and 1.0 and jnp.float32(1) are
+    three more cache keys: 4 compilations for the 5 calls."""
+
+    @jax.jit
+    def scale(v):
+        return v * 2
+
+    with CompileCounter("scale") as compiled:
+        scale(jnp.ones(3, jnp.float32))
+        scale(np.ones(3, np.float64))
+        after_float64 = compiled.count
+        scale(1)
+        scale(1.0)
+        scale(jnp.float32(1.0))
+    return Observation(
+        expected={
+            "jax_enable_x64": False,
+            "compilations after float32 then float64": 1,
+            "compilations in all": 4,
+        },
+        observed={
+            "jax_enable_x64": bool(jax.config.jax_enable_x64),
+            "compilations after float32 then float64": after_float64,
+            "compilations in all": compiled.count,
+            "signatures": compiled.signatures,
+        },
+    )
+
+
+@claim("lax-cond-one-compilation")
+def _lax_cond() -> Observation:
+    """With lax.cond the branch is part of the graph: predicates from 3 and from 7 share one
+    compilation, and each call returns its own branch's result."""
+
+    @jax.jit
+    def branch_in_graph(x, size_param):
+        return lax.cond(size_param > 5, lambda v: jnp.sum(v * 2.0), lambda v: jnp.sum(v + 1.0), x)
+
+    x = jnp.arange(10.0)
+    with CompileCounter("branch_in_graph") as compiled:
+        r3 = float(branch_in_graph(x, jnp.array(3)))
+        r7 = float(branch_in_graph(x, jnp.array(7)))
+    return Observation(
+        expected={"compilations": 1, "results for 3 and 7": [55.0, 90.0]},
+        observed={"compilations": compiled.count, "results for 3 and 7": [r3, r7]},
+    )
+
+
+def _base(v, a):
+    return v * a
+
+
+@claim("function-identity-cache")
+def _function_identity() -> Observation:
+    """jit's cache is keyed by the function object: a new lambda or a new functools.partial in
+    every iteration compiles every time (3 calls, 3 compilations), while re-wrapping the same
+    function with jax.jit, or creating the partial once, compiles once."""
+    v = jnp.ones(3)
+    with CompileCounter("<lambda>") as new_lambda:
+        for _ in range(3):
+            jax.jit(lambda t: t * 2)(v)
+    with CompileCounter("_base") as new_partial:
+        for _ in range(3):
+            jax.jit(functools.partial(_base, a=2.0))(v)
+    with CompileCounter("_base") as rewrapped:
+        for _ in range(3):
+            jax.jit(_base)(v, 2.0)
+    once = jax.jit(functools.partial(_base, a=3.0))
+    with CompileCounter("_base") as partial_once:
+        for _ in range(3):
+            once(v)
+    names = ["new lambda", "new partial", "jax.jit(base) again", "partial made once"]
+    counts = [new_lambda.count, new_partial.count, rewrapped.count, partial_once.count]
+    return Observation(
+        expected={"compilations: " + ", ".join(names): [3, 3, 1, 1]},
+        observed={"compilations: " + ", ".join(names): counts},
+    )
+
+
+@claim("explain-cache-misses")
+def _explain() -> Observation:
+    """With jax_explain_cache_misses on, a recompilation caused by one argument's shape logs a
+    CACHE MISS that names the argument and both shapes: "at w, now f32[4,8] and before
+    f32[4,4]"."""
+
+    @jax.jit
+    def explain_me(v, w):
+        return v @ w
+
+    with explained_cache_misses() as found:
+        explain_me(jnp.ones((4, 4)), jnp.ones((4, 4)))
+        explain_me(jnp.ones((4, 4)), jnp.ones((4, 8)))
+    mine = [m for m in found if "explain_me" in m]
+    return Observation(
+        expected={"names w and both shapes": True},
+        observed={
+            "names w and both shapes": bool(mine)
+            and "at w, now f32[4,8] and before f32[4,4]" in mine[-1],
+            "misses explained": len(mine),
+        },
+    )
+
+
+@claim("persistent-cache-defaults")
+def _cache_defaults() -> Observation:
+    """The persistent compilation cache is off by default (jax_compilation_cache_dir unset);
+    jax_persistent_cache_min_compile_time_secs is 1.0 and
+    jax_persistent_cache_min_entry_size_bytes is 0."""
+    names = [
+        "jax_compilation_cache_dir",
+        "jax_persistent_cache_min_compile_time_secs",
+        "jax_persistent_cache_min_entry_size_bytes",
+    ]
+    return Observation(
+        expected=dict(zip(names, [None, 1.0, 0], strict=True)),
+        observed={name: getattr(jax.config, name) for name in names},
+    )
+
+
+@claim("persistent-cache-across-processes")
+def _persistent_cache() -> Observation:
+    """Two processes sharing a jax_compilation_cache_dir: the first logs a PERSISTENT
+    COMPILATION CACHE MISS for 'jit_model' and writes a jit_model-<key>-cache file, the
+    second logs a persistent compilation cache hit for it."""
+    with tempfile.TemporaryDirectory() as folder:
+        first = json.loads(run_example("persistent_cache", folder))
+        second = json.loads(run_example("persistent_cache", folder))
+
+    def said(record, words):
+        return any(words in m for m in record["cache_messages"])
+
+    return Observation(
+        expected={"first process missed": True, "file written": True, "second process hit": True},
+        observed={
+            "first process missed": said(first, "PERSISTENT COMPILATION CACHE MISS"),
+            "file written": any(f.startswith("jit_model-") for f in first["files"]),
+            "second process hit": said(second, "Persistent compilation cache hit"),
+        },
+    )

@@ -1,0 +1,74 @@
+"""The claims of the page `async-dispatch` fail when JAX behaves otherwise."""
+
+import functools
+
+import jax
+import numpy as np
+from jax._src.array import ArrayImpl
+
+from chapter2.claims import Status
+from claims.breaking import can_fail, config_option, reports_the_machine
+
+REAL_JIT = jax.jit
+REAL_REPR = ArrayImpl.__repr__
+
+
+def compiles_on_every_call(mp):
+    """A jit that forgets its cache: every call compiles again."""
+
+    def jit(f, **kwargs):
+        def call(*args):
+            return REAL_JIT(functools.wraps(f)(lambda *a: f(*a)), **kwargs)(*args)
+
+        return call
+
+    mp.setattr(jax, "jit", jit)
+
+
+def block_until_ready_waits_for_everything(mp):
+    """A block_until_ready whose argument is optional (and that then returns None)."""
+    real = jax.block_until_ready
+    mp.setattr(jax, "block_until_ready", lambda x=None: None if x is None else real(x))
+
+
+def block_until_ready_copies(mp):
+    """A block_until_ready that returns a new pytree instead of its argument."""
+    real = jax.block_until_ready
+    mp.setattr(jax, "block_until_ready", lambda x: jax.tree.map(lambda leaf: leaf, real(x)))
+
+
+def results_never_ready(mp):
+    """A JAX whose results never report ready, whatever waited for them."""
+    mp.setattr(ArrayImpl, "is_ready", lambda self: False)
+
+
+def repr_prints_values(mp):
+    """A repr that prints the values of every array, however large."""
+    mp.setattr(ArrayImpl, "__repr__", lambda self: f"Array({np.asarray(self)!r})")
+
+
+def repr_waits(mp):
+    """A repr that waits for the computation before it returns."""
+    mp.setattr(ArrayImpl, "__repr__", lambda self: REAL_REPR(self.block_until_ready()))
+
+
+def work_already_done(mp):
+    """A machine so fast that results are ready as soon as they are dispatched."""
+    mp.setattr(ArrayImpl, "is_ready", lambda self: True)
+
+
+BREAKERS = {
+    "first-call-compiles": compiles_on_every_call,
+    "cpu-async-dispatch-default": config_option("jax_cpu_enable_async_dispatch", False),
+    "block-until-ready-needs-argument": block_until_ready_waits_for_everything,
+    "block-until-ready-pytree": block_until_ready_copies,
+    "implicit-synchronization": results_never_ready,
+    "repr-large-array-shape-only": repr_prints_values,
+}
+FORCED = [
+    ("not-ready-after-dispatch", work_already_done, Status.DIFFERS_HERE, "dispatch: True"),
+    ("repr-does-not-wait", repr_waits, Status.DIFFERS_HERE, "ready after repr: True"),
+]
+
+test_can_fail = can_fail(BREAKERS)
+test_reports_the_machine = reports_the_machine(FORCED)

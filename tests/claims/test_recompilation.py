@@ -1,0 +1,64 @@
+"""The claims of the page `recompilation` fail when JAX behaves otherwise."""
+
+import contextlib
+import functools
+import tempfile
+
+import jax
+from jax import lax
+
+from chapter2.claims import recompilation as recompilation_claims
+from claims.breaking import can_fail, config_option
+
+REAL_JIT = jax.jit
+
+
+def static_argnums_ignored(mp):
+    """A jit that ignores static_argnums (in both its call forms)."""
+
+    def jit(fun=None, **kwargs):
+        kwargs.pop("static_argnums", None)
+        return REAL_JIT(fun, **kwargs) if fun is not None else lambda f: REAL_JIT(f, **kwargs)
+
+    mp.setattr(jax, "jit", jit)
+
+
+def cond_as_python_if(mp):
+    """A lax.cond that branches in Python, as an if statement would."""
+    mp.setattr(lax, "cond", lambda pred, t, f, *ops: t(*ops) if pred else f(*ops))
+
+
+def cache_per_wrapper(mp):
+    """A jit whose cache belongs to each wrapper: jax.jit(base) twice compiles twice."""
+    mp.setattr(
+        jax, "jit", lambda f, **kw: REAL_JIT(functools.wraps(f)(lambda *a, **k: f(*a, **k)), **kw)
+    )
+
+
+def misses_unexplained(mp):
+    """A JAX without cache-miss explanations."""
+    mp.setattr(jax, "explain_cache_misses", lambda on=True: contextlib.nullcontext())
+
+
+def caches_not_shared(mp):
+    """Processes that do not find each other's cache entries."""
+    real = recompilation_claims.run_example
+
+    def run_example(name, folder, **kwargs):
+        return real(name, tempfile.mkdtemp(prefix="other_cache_"), **kwargs)
+
+    mp.setattr(recompilation_claims, "run_example", run_example)
+
+
+BREAKERS = {
+    "static-argnums-decorator-factory": static_argnums_ignored,
+    "x32-weak-type-cache-keys": config_option("jax_enable_x64", True),
+    "lax-cond-one-compilation": cond_as_python_if,
+    "function-identity-cache": cache_per_wrapper,
+    "explain-cache-misses": misses_unexplained,
+    "persistent-cache-defaults": config_option("jax_persistent_cache_min_compile_time_secs", 0.0),
+    "persistent-cache-across-processes": caches_not_shared,
+}
+FORCED = []
+
+test_can_fail = can_fail(BREAKERS)
