@@ -125,15 +125,22 @@ def _implicit() -> Observation:
 @claim("repr-large-array-shape-only")
 def _repr() -> Observation:
     """repr of a jax.Array of 1 MiB or more prints only its shape and dtype, without fetching
-    its values: Array(shape=(512, 512), dtype=float32); a smaller array prints its values."""
+    its values: Array(shape=(512, 512), dtype=float32); a smaller array prints its values, so
+    its repr waits for the computation: the result is ready afterwards."""
     exactly = repr(jnp.ones((512, 512), jnp.float32))
-    below = repr(jnp.ones((512, 511), jnp.float32))
+    small = jax.jit(lambda m: (jnp.tanh(m @ m) @ m)[:2, :2])(jnp.ones((500, 500)))
+    below = repr(small)
     return Observation(
         expected={
             "1 MiB": "Array(shape=(512, 512), dtype=float32)",
-            "just below prints values": True,
+            "a small array prints values": True,
+            "ready after its repr": True,
         },
-        observed={"1 MiB": exactly, "just below prints values": below.startswith("Array([[")},
+        observed={
+            "1 MiB": exactly,
+            "a small array prints values": below.startswith("Array([["),
+            "ready after its repr": small.is_ready(),
+        },
     )
 
 
