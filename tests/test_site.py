@@ -21,6 +21,7 @@ CHAPTER = [
     "recompilation",
     "fusion",
     "async-dispatch",
+    "pairwise-distances",
 ]
 VERDICT = re.compile(
     r'class="claim-verdict (claim-[\w-]+)[^"]*">\s*<p><strong>Checked</strong> '

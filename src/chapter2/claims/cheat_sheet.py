@@ -1,0 +1,160 @@
+"""Claims of the page `cheat-sheet`: every API it lists exists in the installed JAX."""
+
+import importlib
+
+import jax
+import jax.numpy
+
+from chapter2.claims.registry import Observation, claim
+
+# (what to write, where it lives in the installed JAX, what it does); an XLA flag lives nowhere
+APIS = [
+    (
+        "jax.profiler.trace(dir, create_perfetto_trace=True)",
+        "jax.profiler.trace",
+        "trace as a context manager: xplane.pb, trace.json.gz and perfetto_trace.json.gz",
+    ),
+    (
+        "jax.profiler.start_trace(dir) / stop_trace()",
+        "jax.profiler.start_trace",
+        "start and stop a trace",
+    ),
+    (
+        "jax.profiler.TraceAnnotation(name)",
+        "jax.profiler.TraceAnnotation",
+        "name a span of host time",
+    ),
+    (
+        "jax.profiler.StepTraceAnnotation(name, step_num=i)",
+        "jax.profiler.StepTraceAnnotation",
+        "name a training step; TensorBoard groups by step",
+    ),
+    ("jax.named_scope(name)", "jax.named_scope", "prefix op names (HLO op_name metadata)"),
+    (
+        "jax.profiler.save_device_memory_profile(path)",
+        "jax.profiler.save_device_memory_profile",
+        "snapshot of device memory, pprof format",
+    ),
+    (
+        "jax.profiler.ProfileData.from_file(path)",
+        "jax.profiler.ProfileData.from_file",
+        "read an xplane.pb in Python",
+    ),
+    (
+        "jax.make_jaxpr(f, static_argnums=...)(*args)",
+        "jax.make_jaxpr",
+        "the Jaxpr of f, with its constants",
+    ),
+    (
+        "jaxpr.invars / constvars / eqns / outvars, jaxpr.consts",
+        "jax.extend.core.Jaxpr",
+        "the parts of a jaxpr",
+    ),
+    (
+        "jax.extend.core.jaxprs_in_params(eqn.params)",
+        "jax.extend.core.jaxprs_in_params",
+        "the sub-jaxprs of a higher-order equation",
+    ),
+    (
+        "jax.extend.core.jaxpr_as_fun(jaxpr)",
+        "jax.extend.core.jaxpr_as_fun",
+        "run a jaxpr as a function",
+    ),
+    (
+        "jax.jit(f).lower(*args).as_text(debug_info=True)",
+        "jax.stages.Lowered.as_text",
+        "StableHLO text, with source locations if asked",
+    ),
+    ("lowered.compile().as_text()", "jax.stages.Compiled.as_text", "optimized HLO"),
+    (
+        "compiled.cost_analysis()",
+        "jax.stages.Compiled.cost_analysis",
+        "dict: flops, transcendentals, bytes accessed",
+    ),
+    (
+        "compiled.memory_analysis()",
+        "jax.stages.Compiled.memory_analysis",
+        "argument, output and temp sizes in bytes",
+    ),
+    (
+        "XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text",
+        "",
+        "dump HLO before and after optimization (set before the process starts)",
+    ),
+    ("XLA_FLAGS=--xla_disable_hlo_passes=fusion", "", "turn the fusion pass off, to compare"),
+    (
+        "XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=",
+        "",
+        "turn YNNPACK library fusion off on the CPU",
+    ),
+    ("x.format.layout", "array:format", "the physical layout of an array"),
+    ("jax.log_compiles(True)", "jax.log_compiles", "log every XLA compilation"),
+    (
+        "jax.config.update('jax_explain_cache_misses', True)",
+        "config:jax_explain_cache_misses",
+        "explain why the cache missed",
+    ),
+    (
+        "jax.config.update('jax_compilation_cache_dir', d)",
+        "config:jax_compilation_cache_dir",
+        "turn the persistent compilation cache on",
+    ),
+    (
+        "jax_persistent_cache_min_compile_time_secs",
+        "config:jax_persistent_cache_min_compile_time_secs",
+        "compile time from which an entry is written to disk",
+    ),
+    ("@jax.jit(static_argnums=...)", "jax.jit", "static arguments, decorator-factory form"),
+    (
+        "lax.optimization_barrier(x)",
+        "jax.lax.optimization_barrier",
+        "keep XLA from fusing or moving work across this point",
+    ),
+    (
+        "x.block_until_ready() / jax.block_until_ready(tree)",
+        "jax.block_until_ready",
+        "wait for the computation (an argument is required)",
+    ),
+    ("x.is_ready()", "array:is_ready", "whether the computation has finished, without waiting"),
+    (
+        "jax_cpu_enable_async_dispatch",
+        "config:jax_cpu_enable_async_dispatch",
+        "whether the CPU back end dispatches asynchronously",
+    ),
+]
+
+
+def resolves(where: str) -> bool:
+    """Whether `where` names something in the installed JAX: a config option (`config:`), an
+    attribute of a jax.Array (`array:`), or an importable object."""
+    if where.startswith("config:"):
+        return where.removeprefix("config:") in jax.config.values
+    if where.startswith("array:"):
+        return hasattr(jax.numpy.ones(1), where.removeprefix("array:"))
+    parts = where.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for attribute in parts[cut:]:
+                found = getattr(found, attribute)
+        except AttributeError:
+            return False
+        return True
+    return False
+
+
+@claim("cheat-sheet-apis-exist")
+def _apis_exist() -> Observation:
+    """Every function, class, method and config option the cheat sheet lists exists in the
+    installed JAX."""
+    checked = [where for _, where, _ in APIS if where]
+    return Observation(
+        expected={"missing": []},
+        observed={
+            "missing": [w for w in checked if not resolves(w)],
+            "checked": len(checked),
+        },
+    )

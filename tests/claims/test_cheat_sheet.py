@@ -1,0 +1,24 @@
+"""The claim of the page `cheat-sheet` fails when an API it lists is gone."""
+
+import jax
+
+from chapter2.claims.cheat_sheet import resolves
+from claims.breaking import can_fail
+
+
+def step_annotations_removed(mp):
+    """A JAX without jax.profiler.StepTraceAnnotation."""
+    mp.delattr(jax.profiler, "StepTraceAnnotation")
+
+
+BREAKERS = {"cheat-sheet-apis-exist": step_annotations_removed}
+FORCED = []
+
+test_can_fail = can_fail(BREAKERS)
+
+
+def test_each_kind_of_entry_is_looked_up():
+    assert resolves("jax.numpy.ones") and resolves("jax.stages.Compiled.cost_analysis")
+    assert resolves("config:jax_enable_x64") and resolves("array:is_ready")
+    assert not resolves("jax.numpy.no_such_function") and not resolves("no_such_package.f")
+    assert not resolves("config:jax_no_such_option") and not resolves("array:no_such_attribute")

@@ -1,0 +1,42 @@
+"""The claims of the page `pairwise-distances` fail when JAX or XLA behaves otherwise."""
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+
+from chapter2.cases import distances as dist
+from claims.breaking import can_fail, xla_options
+
+
+def key_reuse_draws_afresh(mp):
+    """A PRNG that draws new numbers on every call, whatever the key."""
+    real, calls = jax.random.normal, itertools.count()
+    mp.setattr(
+        jax.random,
+        "normal",
+        lambda key, *a, **kw: real(jax.random.fold_in(key, next(calls)), *a, **kw),
+    )
+
+
+def gram_computed_exactly(mp):
+    """A v2 that suffers no cancellation (as if the product were exact)."""
+    mp.setitem(dist.VERSIONS, "v2", dist.distances_v1)
+
+
+def sqrt_with_a_safe_gradient(mp):
+    """A sqrt whose derivative at 0 is 0 instead of infinite."""
+    real = jnp.sqrt
+    mp.setattr(jnp, "sqrt", lambda z: jnp.where(z == 0, 0.0, real(jnp.where(z == 0, 1.0, z))))
+
+
+BREAKERS = {
+    "same-key-prefix": key_reuse_draws_afresh,
+    "vmap-and-broadcast-compile-alike": xla_options(xla_disable_hlo_passes="fusion"),
+    "gram-one-dot-fewer-flops": xla_options(xla_disable_hlo_passes="transpose-folding"),
+    "gram-cancellation-centring-fixes": gram_computed_exactly,
+    "sqrt-gradient-at-zero": sqrt_with_a_safe_gradient,
+}
+FORCED = []
+
+test_can_fail = can_fail(BREAKERS)

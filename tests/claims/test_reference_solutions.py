@@ -1,0 +1,41 @@
+"""The claims of the page `reference-solutions` fail when JAX behaves otherwise."""
+
+import jax
+import jax.numpy as jnp
+from jax._src import pjit
+
+from claims.breaking import can_fail, xla_options
+
+
+def float64_not_canonicalized(mp):
+    """A JAX that keeps float64 NumPy input apart from float32 (as with x64 on)."""
+    real = jax.jit
+
+    def jit(fun=None, **kwargs):
+        def wrap(f):
+            jitted = real(f, **kwargs)
+
+            def call(x, *args, **kw):
+                keep_apart = getattr(x, "dtype", None) == "float64"
+                return jitted(jnp.asarray(x, jnp.bfloat16) if keep_apart else x, *args, **kw)
+
+            return call
+
+        return wrap(fun) if fun is not None else wrap
+
+    mp.setattr(jax, "jit", jit)
+
+
+def nested_jit_named_pjit(mp):
+    """An older JAX: the nested-jit primitive is called "pjit"."""
+    mp.setattr(pjit.jit_p, "name", "pjit")
+
+
+BREAKERS = {
+    "exercise-target-histogram": nested_jit_named_pjit,
+    "exercise-compile-sequence": float64_not_canonicalized,
+    "exercise-barrier-traffic": xla_options(xla_disable_hlo_passes="fusion"),
+}
+FORCED = []
+
+test_can_fail = can_fail(BREAKERS)
