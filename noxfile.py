@@ -1,7 +1,9 @@
 """Entry points of the book: `nox -l` lists them."""
 
 import glob
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,18 +27,23 @@ nox.options.sessions = ["lint", "docs", "tests"]
 nox.options.stop_on_first_error = True
 
 
-def _is_modern(executable: str) -> bool:
-    check = "import sys; sys.exit(sys.version_info < (3, 12))"
-    return subprocess.run([executable, "-c", check], capture_output=True).returncode == 0
+def _version_of(executable: str) -> tuple[int, int] | None:
+    ask = "import sys; print(*sys.version_info[:2])"
+    done = subprocess.run([executable, "-c", ask], capture_output=True, text=True)
+    return tuple(map(int, done.stdout.split())) if done.returncode == 0 else None
 
 
-def find_python() -> str | None:
-    """The first Python >= 3.12 here: this one, one on PATH, or one pyenv installed."""
+def find_python(wanted: str | None = None) -> str | None:
+    """A Python `wanted` ("3.11"), or the first >= 3.12: this one, on PATH, or from pyenv."""
     candidates = [sys.executable]
-    candidates += [shutil.which(f"python3.{minor}") for minor in (13, 12, 14)]
+    candidates += [shutil.which(f"python3.{minor}") for minor in (13, 12, 14, 11, 10)]
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-    candidates += sorted(glob.glob(str(pyenv / "versions" / "3.1[2-9]*" / "bin" / "python3")))
-    return next((c for c in candidates if c and _is_modern(c)), None)
+    candidates += sorted(glob.glob(str(pyenv / "versions" / "3.1[0-9]*" / "bin" / "python3")))
+    for candidate in filter(None, candidates):
+        version = _version_of(candidate)
+        if version and (f"{version[0]}.{version[1]}" == wanted if wanted else version >= (3, 12)):
+            return candidate
+    return None
 
 
 PYTHON = find_python()
@@ -81,6 +88,139 @@ def serve(session: nox.Session) -> None:
         "src",
         *session.posargs,
         env={"BOOK_BUILD_DIR": str(BUILD)},
+    )
+
+
+# JAX releases of the compatibility matrix, each with a Python it supports (jax 0.11 and
+# later need 3.12; jax 0.10 runs on 3.11, as the drift report of 0.10.2 shows).
+RELEASES = {
+    "0.4.38": "3.12",
+    "0.5.3": "3.12",
+    "0.6.2": "3.12",
+    "0.7.2": "3.12",
+    "0.8.3": "3.12",
+    "0.9.2": "3.12",
+    "0.10.2": "3.11",
+    "0.11.2": "3.12",
+    "0.12.0.1": "3.12",
+}
+
+
+def _venv_for(session: nox.Session, name: str, python: str, *packages: str) -> Path:
+    """A virtual environment .nox/<name> made by uv with `python`, holding `packages`."""
+    venv = ROOT / ".nox" / name
+    session.run("uv", "venv", "--quiet", "--clear", "-p", python, str(venv), external=True)
+    session.run(
+        "uv",
+        "pip",
+        "install",
+        "--quiet",
+        "-p",
+        str(venv / "bin" / "python"),
+        *packages,
+        external=True,
+    )
+    return venv / "bin" / "python"
+
+
+def _jax_packages(requirement: str) -> list[str]:
+    """`jax==V` brings `jaxlib==V` with it; anything else is installed as written."""
+    pinned = re.fullmatch(r"jax==([\w.]+)", requirement)
+    return [requirement, f"jaxlib=={pinned[1]}"] if pinned else [requirement]
+
+
+@nox.session(python=False)
+def drift(session: nox.Session) -> None:
+    """Check every claim and build the book under another JAX, then report what changed.
+
+    nox -s drift -- jax==0.11.2 [--python 3.12]: the environment is .nox/drift-<jax>, the
+    build docs/_build/drift-<jax>, the report data/drift/jax-<version>/report.{md,json}.
+    Exits non-zero when a claim changed or a cell failed.
+    """
+    args = list(session.posargs)
+    wanted = args.pop(args.index("--python") + 1) if "--python" in args else None
+    args = [a for a in args if a != "--python"]
+    if len(args) != 1:
+        session.error("usage: nox -s drift -- jax==<version> [--python 3.X]")
+    version = re.sub(r"^jax[=<>~!]*", "", args[0]) or "latest"
+    python = find_python(wanted)
+    if python is None:
+        session.error(f"no Python {wanted or '>= 3.12'} found on PATH or in pyenv")
+    interpreter = _venv_for(
+        session, f"drift-{version}", python, "-e", ".[docs]", *_jax_packages(args[0])
+    )
+    build = BUILD.parent / f"drift-{version}"
+    claims_json = build / "claims.json"
+    build.mkdir(parents=True, exist_ok=True)
+    session.run(
+        str(interpreter),
+        "-m",
+        "chapter2.claims",
+        "--json",
+        str(claims_json),
+        success_codes=[0, 1],
+        external=True,
+    )
+    session.run(
+        str(interpreter),
+        "-m",
+        "sphinx",
+        *SPHINX[1:5],
+        "docs",
+        str(build / "html"),
+        env={"BOOK_BUILD_DIR": str(build)},
+        success_codes=[0, 1, 2],
+        external=True,
+    )
+    installed = json.loads(claims_json.read_text())["jax"]
+    session.run(
+        str(interpreter),
+        "-m",
+        "chapter2.drift",
+        str(claims_json),
+        str(build / "html" / "failed-pages.json"),
+        "--out",
+        str(ROOT / "data" / "drift" / f"jax-{installed}"),
+        external=True,
+    )
+
+
+@nox.session(python=False)
+def matrix(session: nox.Session) -> None:
+    """Evaluate every claim under each JAX release of RELEASES (data/matrix); arguments pick
+    releases, e.g. nox -s matrix -- 0.10.2 0.11.2."""
+    folder = ROOT / "data" / "matrix"
+    folder.mkdir(parents=True, exist_ok=True)
+    for release in session.posargs or RELEASES:
+        python = find_python(RELEASES.get(release, "3.12"))
+        if python is None:
+            session.error(f"no Python {RELEASES.get(release)} for jax {release}")
+        interpreter = _venv_for(
+            session,
+            f"matrix-{release}",
+            python,
+            "numpy",
+            "matplotlib",
+            "scipy",
+            *_jax_packages(f"jax=={release}"),
+        )
+        session.run(
+            str(interpreter),
+            "-m",
+            "chapter2.claims",
+            "--json",
+            str(folder / f"jax-{release}.json"),
+            env={"PYTHONPATH": str(ROOT / "src")},
+            success_codes=[0, 1],
+            external=True,
+        )
+    session.run(
+        sys.executable,
+        "-m",
+        "chapter2.matrix",
+        str(folder),
+        env={"PYTHONPATH": str(ROOT / "src")},
+        external=True,
     )
 
 

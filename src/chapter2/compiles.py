@@ -9,9 +9,10 @@ from contextlib import contextmanager
 
 import jax
 
-# "Compiling jit(f) with global shapes ..."; older JAX releases log "Compiling f with ...".
+# "Compiling jit(f) with global shapes ..."; older JAX releases log "Compiling f with ...",
+# and name a functools.partial "<unnamed wrapped function>".
 _COMPILING = re.compile(
-    r"^Compiling (?:jit\((?P<jit>[^)]*)\)|(?P<name>\S+)) with global shapes and types "
+    r"^Compiling (?:jit\((?P<jit>[^)]*)\)|(?P<name>.+?)) with global shapes and types "
     r"(?P<sig>.*?)\. Argument mapping"
 )
 

@@ -127,6 +127,9 @@ def source_lines(text: str) -> dict[str, tuple[str, str, int]]:
     The tables at the top of optimized HLO map a `stack_frame_id` to a file location.
     """
 
+    if "\nFileNames\n" not in text:
+        raise ValueError("the HLO text has no location tables (FileNames, StackFrames, ...)")
+
     def table(name: str) -> str:
         start = text.index(f"\n{name}\n") + len(name) + 2
         end = text.find("\n\n", start)

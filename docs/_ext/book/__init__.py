@@ -11,6 +11,7 @@ from book import failures, kernels, numbering, verdicts
 
 def setup(app):
     app.add_config_value("book_chapter", 2, "env", types=[int])
+    app.add_config_value("book_claims_matrix", "", "env", types=[str])
     app.connect("env-get-updated", numbering.prefix_chapter, priority=900)
     app.connect("source-read", kernels.note_page)
 

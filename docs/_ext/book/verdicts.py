@@ -4,11 +4,14 @@
 VERDICT_MIME. This module is the myst-nb renderer for that data (an evidence box coloured by
 status, with the check's source in a dropdown), collects every verdict a page showed, and
 fills each `{claims-table}` with them once all pages have been read. No claim is checked
-twice: the table shows what the pages' own cells found.
+twice: the table shows what the pages' own cells found, and, from the measured claim x
+release matrix, the oldest JAX release from which each claim holds.
 """
 
+import json
 import re
 from dataclasses import replace
+from pathlib import Path
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
@@ -81,17 +84,26 @@ def _row(cells: list[list[nodes.Node]], classes: list[str]) -> nodes.row:
 
 
 def _table(rows: list[nodes.row]) -> nodes.table:
-    heads = ["Section", "What the book says", "Status", "What this JAX did"]
+    heads = ["Section", "What the book says", "Status", "Holds since", "What this JAX did"]
     group = nodes.tgroup(cols=len(heads))
-    group += [nodes.colspec(colwidth=w) for w in (8, 42, 12, 38)]
+    group += [nodes.colspec(colwidth=w) for w in (8, 38, 11, 9, 34)]
     group += nodes.thead("", _row([[nodes.paragraph(text=h)] for h in heads], []))
     group += nodes.tbody("", *rows)
     return nodes.table("", group, classes=["claims-table"])
 
 
+def since_releases(path: str) -> dict[str, str]:
+    """From the claim x release matrix (data/matrix/matrix.json), since when each claim holds."""
+    if not path or not Path(path).exists():
+        return {}
+    claims = json.loads(Path(path).read_text())["claims"]
+    return {claim_id: entry["since"] or "none measured" for claim_id, entry in claims.items()}
+
+
 def fill_tables(app, doctree, docname) -> None:
     """`doctree-resolved`: replace each placeholder with the verdicts of every page."""
     env = app.env
+    since = since_releases(app.config.book_claims_matrix)
     home = {}
     for page, found in sorted(env.book_verdicts.items()):
         for claim_id, data in found.items():
@@ -114,6 +126,7 @@ def fill_tables(app, doctree, docname) -> None:
                     [nodes.paragraph("", "", link)],
                     [said],
                     [nodes.paragraph(text=STATUS_TEXT[data["status"]])],
+                    [nodes.paragraph(text=since.get(data["id"], "not measured"))],
                     [nodes.paragraph(text=data["evidence"])],
                 ],
                 [status_class(data["status"])],

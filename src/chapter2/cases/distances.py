@@ -86,6 +86,7 @@ def evidence(fn, *args) -> Evidence:
     compiled = jax.jit(fn).lower(*args).compile()
     ops = opcodes(compiled.as_text())
     costs = compiled.cost_analysis()
+    costs = costs[0] if isinstance(costs, list) else costs  # a list of one dict in older JAX
     return Evidence(
         fusions=count_fusions(compiled.as_text()),
         dots=ops.count("dot"),

@@ -94,18 +94,18 @@ def _function_identity() -> Observation:
     """jit's cache is keyed by the function object: a new lambda or a new functools.partial in
     every iteration compiles every time (3 calls, 3 compilations), while re-wrapping the same
     function with jax.jit, or creating the partial once, compiles once."""
-    v = jnp.ones(3)
-    with CompileCounter("<lambda>") as new_lambda:
+    v = jnp.ones(3)  # made first: inside the blocks only the functions below compile
+    with CompileCounter() as new_lambda:
         for _ in range(3):
             jax.jit(lambda t: t * 2)(v)
-    with CompileCounter("_base") as new_partial:
+    with CompileCounter() as new_partial:
         for _ in range(3):
             jax.jit(functools.partial(_base, a=2.0))(v)
-    with CompileCounter("_base") as rewrapped:
+    with CompileCounter() as rewrapped:
         for _ in range(3):
             jax.jit(_base)(v, 2.0)
     once = jax.jit(functools.partial(_base, a=3.0))
-    with CompileCounter("_base") as partial_once:
+    with CompileCounter() as partial_once:
         for _ in range(3):
             once(v)
     names = ["new lambda", "new partial", "jax.jit(base) again", "partial made once"]

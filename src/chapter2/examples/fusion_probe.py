@@ -3,7 +3,8 @@
     python -m chapter2.examples.fusion_probe
     XLA_FLAGS=--xla_disable_hlo_passes=fusion python -m chapter2.examples.fusion_probe
 
-The JSON line holds the fusion count and the ENTRY instructions of the optimized HLO, XLA's
+The JSON line holds the fusion and kernel counts and the ENTRY instructions of the optimized
+HLO (a kernel: an ENTRY instruction that computes, fused or not), XLA's
 `bytes accessed` and temporary buffer size, and the median time of 30 calls. XLA reads
 XLA_FLAGS once, when this process starts, so the unfused run needs a process of its own.
 """
@@ -14,8 +15,11 @@ import os
 import jax
 import jax.numpy as jnp
 
-from chapter2.hlo import clean_hlo, count_fusions, entry_computation
+from chapter2.hlo import clean_hlo, count_fusions, entry_computation, opcodes
 from chapter2.timing import bench
+
+# ENTRY instructions that launch no kernel of their own
+BOOKKEEPING = {"parameter", "constant", "tuple", "get-tuple-element", "bitcast"}
 
 
 def simple_computation(x, y):
@@ -32,6 +36,7 @@ def main() -> None:
     record = {
         "xla_flags": os.environ.get("XLA_FLAGS", ""),
         "fusions": count_fusions(hlo),
+        "kernels": sum(1 for op in opcodes("\n".join(entry)) if op not in BOOKKEEPING),
         "entry": [line.strip() for line in entry],
         "bytes_accessed": compiled.cost_analysis()["bytes accessed"],
         "temp_bytes": compiled.memory_analysis().temp_size_in_bytes,

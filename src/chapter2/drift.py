@@ -1,0 +1,131 @@
+"""The drift report: what changed when the book was checked and built under another JAX.
+
+    python -m chapter2.drift CLAIMS_JSON FAILED_PAGES_JSON --out FOLDER
+
+reads the verdicts of `python -m chapter2.claims --json` and the failing pages of a build
+(`failed-pages.json`, written beside the HTML), and writes `report.json` and `report.md` to
+FOLDER. A change is an asserted claim that does not hold, or a claim whose check could not
+run; claims about the machine are listed apart, as observations, never as drift. Every
+failing cell names the claims its error names, or says that no claim explains it. Exits 1
+when anything changed.
+"""
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+_NAMED = re.compile(r"claim '([\w-]+)' \(page [\w-]+\) drifted")
+
+
+def changed_claims(verdicts: list[dict]) -> list[dict]:
+    """The claims that drifted: asserted ones that do not hold, or checks that could not run."""
+    return [v for v in verdicts if v["status"] == "drifted"]
+
+
+def observations(verdicts: list[dict]) -> list[dict]:
+    """The claims the machine decides, with what this machine did."""
+    return [v for v in verdicts if v["kind"] == "observed" and v["status"] != "drifted"]
+
+
+def attributed(failures: list[dict], drifted: set[str]) -> list[dict]:
+    """Each failing cell with the drifted claims its error names (empty: no claim explains it)."""
+    return [
+        {**f, "claims": [c for c in dict.fromkeys(_NAMED.findall(f["error"])) if c in drifted]}
+        for f in failures
+    ]
+
+
+def build_report(claims_report: dict, failures: list[dict]) -> dict:
+    """Everything the Markdown report says, as data."""
+    drifted = changed_claims(claims_report["claims"])
+    cells = attributed(failures, {c["id"] for c in drifted})
+    return {
+        "jax": claims_report["jax"],
+        "jaxlib": claims_report["jaxlib"],
+        "python": claims_report["python"],
+        "recorded": claims_report["recorded"],
+        "claims_checked": len(claims_report["claims"]),
+        "changed_claims": drifted,
+        "modules_not_loaded": claims_report["modules_not_loaded"],
+        "failing_cells": cells,
+        "unexplained_cells": [c for c in cells if not c["claims"]],
+        "environment_dependent": observations(claims_report["claims"]),
+    }
+
+
+def _differences(claim: dict) -> list[str]:
+    if claim["expected"] is None:
+        return [f"  - the check could not run: {claim['evidence']}"]
+    return [
+        f"  - {name}: the book expects `{value}`, this JAX gave "
+        f"`{claim['observed'].get(name, '(nothing)')}`"
+        for name, value in claim["expected"].items()
+        if claim["observed"].get(name, ...) != value
+    ]
+
+
+def _quoted(text: str) -> list[str]:
+    return ["    " + line for line in text.splitlines()]
+
+
+def to_markdown(report: dict) -> str:
+    """The report as a maintainer reads it: what to rewrite, without opening a traceback."""
+    out = [
+        f"# Drift report: JAX {report['jax']} (jaxlib {report['jaxlib']}, "
+        f"Python {report['python']})",
+        "",
+        f"Recorded {report['recorded']}. {report['claims_checked']} claims checked; "
+        f"{len(report['changed_claims'])} changed; {len(report['failing_cells'])} failing "
+        f"cells, {len(report['unexplained_cells'])} of them explained by no claim.",
+        "",
+        "## Claims that changed",
+        "",
+    ]
+    if not report["changed_claims"]:
+        out.append("None: every claim of the book holds.")
+    for claim in report["changed_claims"]:
+        out += [
+            f"- **{claim['id']}** (page `{claim['section']}`, {claim['kind']})",
+            f"  - the book says: {claim['statement']}",
+            f"  - this JAX did: {claim['evidence']}",
+            *_differences(claim),
+        ]
+    for module, error in report["modules_not_loaded"].items():
+        out.append(f"- claims module `{module}` could not be loaded: {error}")
+    out += ["", "## Failing cells", ""]
+    if not report["failing_cells"]:
+        out.append("None: every page executed.")
+    for cell in report["failing_cells"]:
+        explained = (
+            "explained by " + ", ".join(f"**{c}**" for c in cell["claims"])
+            if cell["claims"]
+            else "**explained by no claim**: a fact of the book that is not yet a claim"
+        )
+        out += [f"- page `{cell['page']}`, {explained}", "", *_quoted(cell["cell"]), ""]
+        out += ["  error:", "", *_quoted(cell["error"]), ""]
+    out += ["", "## Depends on the machine (observed, never drift)", ""]
+    for claim in report["environment_dependent"]:
+        out.append(f"- **{claim['id']}** ({claim['status']}): {claim['evidence']}")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m chapter2.drift", description=__doc__)
+    parser.add_argument("claims", type=Path, help="JSON of python -m chapter2.claims --json")
+    parser.add_argument("failures", type=Path, help="failed-pages.json of the build")
+    parser.add_argument("--out", type=Path, required=True, help="folder for report.md/.json")
+    args = parser.parse_args(argv)
+    failures = json.loads(args.failures.read_text()) if args.failures.exists() else []
+    report = build_report(json.loads(args.claims.read_text()), failures)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / "report.md").write_text(to_markdown(report))
+    print(to_markdown(report))
+    changed = report["changed_claims"] or report["failing_cells"] or report["modules_not_loaded"]
+    return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

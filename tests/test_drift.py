@@ -1,0 +1,95 @@
+"""The drift report and the release matrix, on made-up verdicts."""
+
+import json
+
+from chapter2 import drift, matrix
+
+
+def verdict(claim_id, status, kind="asserted", expected=None, observed=None, evidence="..."):
+    return {
+        "id": claim_id,
+        "section": "demo",
+        "statement": f"{claim_id} is so.",
+        "kind": kind,
+        "status": status,
+        "expected": expected,
+        "observed": observed,
+        "evidence": evidence,
+    }
+
+
+def claims_report(*verdicts, jax="0.10.2"):
+    return {
+        "jax": jax,
+        "jaxlib": jax,
+        "python": "3.11.7",
+        "recorded": "2026-11-30",
+        "claims": list(verdicts),
+        "modules_not_loaded": {},
+    }
+
+
+REPORT = claims_report(
+    verdict("fine", "holds", expected={"x": 1}, observed={"x": 1}),
+    verdict("merged", "drifted", expected={"type": "Jaxpr"}, observed={"type": "ClosedJaxpr"}),
+    verdict("gone", "drifted", evidence="`jax.extend.core.X` does not exist in this JAX"),
+    verdict("cpu-bug", "differs here", kind="observed", evidence="closure version wrong: False"),
+)
+FAILURES = [
+    {"page": "jaxprs", "cell": "print(closed.jaxpr is closed)", "error": (
+        "ClaimDrift: claim 'merged' (page jaxprs) drifted on JAX 0.10.2.\n  the book says: ...")},
+    {"page": "fusion", "cell": "1 / 0", "error": "ZeroDivisionError: division by zero"},
+]
+
+
+def test_changes_are_the_drifted_claims_and_the_machine_is_apart():
+    report = drift.build_report(REPORT, FAILURES)
+    assert [c["id"] for c in report["changed_claims"]] == ["merged", "gone"]
+    assert [c["id"] for c in report["environment_dependent"]] == ["cpu-bug"]
+
+
+def test_every_failing_cell_is_attributed_or_said_to_be_unexplained():
+    report = drift.build_report(REPORT, FAILURES)
+    assert [c["claims"] for c in report["failing_cells"]] == [["merged"], []]
+    assert [c["page"] for c in report["unexplained_cells"]] == ["fusion"]
+
+
+def test_markdown_says_what_to_rewrite_without_a_traceback():
+    text = drift.to_markdown(drift.build_report(REPORT, FAILURES))
+    assert "# Drift report: JAX 0.10.2" in text
+    assert "- **merged** (page `demo`, asserted)" in text
+    assert "type: the book expects `Jaxpr`, this JAX gave `ClosedJaxpr`" in text
+    assert "the check could not run: `jax.extend.core.X` does not exist in this JAX" in text
+    assert "page `jaxprs`, explained by **merged**" in text
+    assert "page `fusion`, **explained by no claim**" in text
+    assert "- **cpu-bug** (differs here): closure version wrong: False" in text
+
+
+def test_the_command_exits_one_on_change_and_zero_without(tmp_path):
+    claims_file, failures_file = tmp_path / "claims.json", tmp_path / "failed.json"
+    claims_file.write_text(json.dumps(REPORT))
+    failures_file.write_text(json.dumps(FAILURES))
+    assert drift.main([str(claims_file), str(failures_file), "--out", str(tmp_path / "r")]) == 1
+    assert (tmp_path / "r" / "report.md").exists() and (tmp_path / "r" / "report.json").exists()
+    claims_file.write_text(json.dumps(claims_report(verdict("fine", "holds", expected={}, observed={}))))
+    missing = tmp_path / "no-failures.json"  # a build that failed no page writes no file
+    assert drift.main([str(claims_file), str(missing), "--out", str(tmp_path / "r2")]) == 0
+
+
+def test_matrix_finds_since_when_each_claim_holds():
+    runs = [
+        claims_report(verdict("a", "drifted"), verdict("b", "holds"), jax="0.10.2"),
+        claims_report(verdict("a", "holds"), verdict("b", "drifted"), jax="0.11.2"),
+        claims_report(verdict("a", "holds"), verdict("b", "holds"), jax="0.12.0.1"),
+        claims_report(verdict("a", "holds"), verdict("b", "holds"), jax="0.9.2"),
+    ]
+    built = matrix.build_matrix(runs)
+    assert [r["jax"] for r in built["releases"]] == ["0.9.2", "0.10.2", "0.11.2", "0.12.0.1"]
+    assert built["claims"]["a"]["since"] == "0.11.2"  # 0.10.2 broke the run
+    assert built["claims"]["b"]["since"] == "0.12.0.1"
+    assert "| a | demo | 0.11.2 | ✓ | ✗ | ✓ | ✓ |" in matrix.to_markdown(built)
+
+
+def test_an_observed_claim_holds_while_its_check_runs():
+    assert matrix.holds("differs here", "observed") and not matrix.holds("drifted", "observed")
+    assert not matrix.holds("differs here", "asserted")
