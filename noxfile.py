@@ -149,7 +149,7 @@ def drift(session: nox.Session) -> None:
     interpreter = _venv_for(
         session, f"drift-{version}", python, "-e", ".[docs]", *_jax_packages(args[0])
     )
-    build = BUILD.parent / f"drift-{version}"
+    build = BUILD / f"drift-{version}"
     claims_json = build / "claims.json"
     build.mkdir(parents=True, exist_ok=True)
     session.run(

@@ -136,6 +136,11 @@ def test_describe_error_names_missing_modules_and_attributes():
     gone = ImportError("cannot import name 'Format' from 'jax.experimental.layout' (/x/y.py)")
     assert describe_error(gone) == "`jax.experimental.layout.Format` does not exist in this JAX"
     assert describe_error(ValueError("bad")) == "the check raised ValueError: bad"
+    child = RuntimeError("example exited with 1:\nTraceback\n  File /x/y.py\nTypeError: no")
+    assert (
+        describe_error(child)
+        == "the check raised RuntimeError: example exited with 1: ... TypeError: no"
+    )
 
 
 def test_drift_names_the_claim_the_statement_and_what_jax_did(empty_registry):

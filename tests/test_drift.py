@@ -36,8 +36,13 @@ REPORT = claims_report(
     verdict("cpu-bug", "differs here", kind="observed", evidence="closure version wrong: False"),
 )
 FAILURES = [
-    {"page": "jaxprs", "cell": "print(closed.jaxpr is closed)", "error": (
-        "ClaimDrift: claim 'merged' (page jaxprs) drifted on JAX 0.10.2.\n  the book says: ...")},
+    {
+        "page": "jaxprs",
+        "cell": "print(closed.jaxpr is closed)",
+        "error": (
+            "ClaimDrift: claim 'merged' (page jaxprs) drifted on JAX 0.10.2.\n  the book says: ..."
+        ),
+    },
     {"page": "fusion", "cell": "1 / 0", "error": "ZeroDivisionError: division by zero"},
 ]
 
@@ -71,7 +76,9 @@ def test_the_command_exits_one_on_change_and_zero_without(tmp_path):
     failures_file.write_text(json.dumps(FAILURES))
     assert drift.main([str(claims_file), str(failures_file), "--out", str(tmp_path / "r")]) == 1
     assert (tmp_path / "r" / "report.md").exists() and (tmp_path / "r" / "report.json").exists()
-    claims_file.write_text(json.dumps(claims_report(verdict("fine", "holds", expected={}, observed={}))))
+    claims_file.write_text(
+        json.dumps(claims_report(verdict("fine", "holds", expected={}, observed={})))
+    )
     missing = tmp_path / "no-failures.json"  # a build that failed no page writes no file
     assert drift.main([str(claims_file), str(missing), "--out", str(tmp_path / "r2")]) == 0
 

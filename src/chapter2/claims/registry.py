@@ -107,7 +107,9 @@ def describe_error(err: BaseException) -> str:
         return f"`{unimportable[2]}.{unimportable[1]}` does not exist in this JAX"
     if isinstance(err, ImportError) and err.name:
         return f"`{err.name}` cannot be imported: {err}"
-    return f"the check raised {type(err).__name__}: {err}"
+    lines = [line for line in str(err).strip().splitlines() if line.strip()]
+    said = lines[0] if len(lines) < 2 else f"{lines[0]} ... {lines[-1].strip()}"
+    return f"the check raised {type(err).__name__}: {said}"
 
 
 @dataclass(frozen=True)

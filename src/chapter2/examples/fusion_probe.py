@@ -31,6 +31,8 @@ def main() -> None:
     x = jax.random.uniform(kx, (1000, 1000))
     y = jax.random.uniform(ky, (1000, 1000))
     compiled = jax.jit(simple_computation).lower(x, y).compile()
+    costs = compiled.cost_analysis()
+    costs = costs[0] if isinstance(costs, list) else costs  # a list of one dict in older JAX
     hlo = compiled.as_text()
     entry = entry_computation(clean_hlo(hlo)).splitlines()[1:-1]
     record = {
@@ -38,7 +40,7 @@ def main() -> None:
         "fusions": count_fusions(hlo),
         "kernels": sum(1 for op in opcodes("\n".join(entry)) if op not in BOOKKEEPING),
         "entry": [line.strip() for line in entry],
-        "bytes_accessed": compiled.cost_analysis()["bytes accessed"],
+        "bytes_accessed": costs["bytes accessed"],
         "temp_bytes": compiled.memory_analysis().temp_size_in_bytes,
         "median_ms": bench(jax.jit(simple_computation), x, y, n=30).median * 1e3,
     }
