@@ -6,6 +6,8 @@ breaker that changes what monkeypatch cannot (a JAX config option) returns a fun
 puts it back.
 """
 
+import itertools
+
 import jax
 import pytest
 
@@ -33,6 +35,34 @@ def config_option(name: str, value):
         saved = jax.config.values[name]
         jax.config.update(name, value)
         return lambda: jax.config.update(name, saved)
+
+    return breaker
+
+
+def debug_info_always(value: bool):
+    """A breaker: Lowered.as_text() shows source locations always (True) or never (False)."""
+
+    def breaker(mp):
+        real = jax.stages.Lowered.as_text
+        mp.setattr(
+            jax.stages.Lowered,
+            "as_text",
+            lambda self, dialect=None, *, debug_info=value: real(self, dialect, debug_info=value),
+        )
+
+    return breaker
+
+
+def key_reuse_draws_afresh(sampler: str):
+    """A breaker: jax.random.<sampler> draws new numbers on every call, whatever the key."""
+
+    def breaker(mp):
+        real, calls = getattr(jax.random, sampler), itertools.count()
+        mp.setattr(
+            jax.random,
+            sampler,
+            lambda key, *a, **kw: real(jax.random.fold_in(key, next(calls)), *a, **kw),
+        )
 
     return breaker
 

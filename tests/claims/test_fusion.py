@@ -1,23 +1,10 @@
 """The claims of the page `fusion` fail when JAX or XLA behaves otherwise."""
 
-import itertools
-
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from chapter2.claims import fusion as fusion_claims
-from claims.breaking import can_fail, xla_options
-
-
-def key_reuse_draws_afresh(mp):
-    """A PRNG that draws new numbers on every call, whatever the key."""
-    real, calls = jax.random.uniform, itertools.count()
-    mp.setattr(
-        jax.random,
-        "uniform",
-        lambda key, *a, **kw: real(jax.random.fold_in(key, next(calls)), *a, **kw),
-    )
+from claims.breaking import can_fail, key_reuse_draws_afresh, xla_options
 
 
 def fusion_never_runs(mp):
@@ -35,7 +22,7 @@ def eager_results_on_the_host(mp):
 
 
 BREAKERS = {
-    "same-key-identical-arrays": key_reuse_draws_afresh,
+    "same-key-identical-arrays": key_reuse_draws_afresh("uniform"),
     "fusion-bytes-accessed": fusion_never_runs,
     "eager-intermediates-device-arrays": eager_results_on_the_host,
     "fusion-boundaries": xla_options(xla_disable_hlo_passes="fusion"),

@@ -1,22 +1,9 @@
 """The claims of the page `pairwise-distances` fail when JAX or XLA behaves otherwise."""
 
-import itertools
-
-import jax
 import jax.numpy as jnp
 
 from chapter2.cases import distances as dist
-from claims.breaking import can_fail, xla_options
-
-
-def key_reuse_draws_afresh(mp):
-    """A PRNG that draws new numbers on every call, whatever the key."""
-    real, calls = jax.random.normal, itertools.count()
-    mp.setattr(
-        jax.random,
-        "normal",
-        lambda key, *a, **kw: real(jax.random.fold_in(key, next(calls)), *a, **kw),
-    )
+from claims.breaking import can_fail, key_reuse_draws_afresh, xla_options
 
 
 def gram_computed_exactly(mp):
@@ -31,7 +18,7 @@ def sqrt_with_a_safe_gradient(mp):
 
 
 BREAKERS = {
-    "same-key-prefix": key_reuse_draws_afresh,
+    "same-key-prefix": key_reuse_draws_afresh("normal"),
     "vmap-and-broadcast-compile-alike": xla_options(xla_disable_hlo_passes="fusion"),
     "gram-one-dot-fewer-flops": xla_options(xla_disable_hlo_passes="transpose-folding"),
     "gram-cancellation-centring-fixes": gram_computed_exactly,

@@ -5,7 +5,7 @@ import gzip
 
 import jax
 
-from claims.breaking import can_fail
+from claims.breaking import can_fail, debug_info_always
 
 
 def raw_new_style_keys(mp):
@@ -28,16 +28,6 @@ def annotations_not_recorded(mp):
     mp.setattr(jax.profiler, "TraceAnnotation", lambda name, **kw: contextlib.nullcontext())
 
 
-def locations_printed_by_default(mp):
-    """A JAX whose StableHLO text carries source locations (and named scopes) by default."""
-    real = jax.stages.Lowered.as_text
-    mp.setattr(
-        jax.stages.Lowered,
-        "as_text",
-        lambda self, dialect=None, *, debug_info=True: real(self, dialect, debug_info=debug_info),
-    )
-
-
 def memory_profile_uncompressed(mp):
     """A profiler that writes the pprof protobuf without gzip."""
     real = jax.profiler.device_memory_profile
@@ -53,7 +43,7 @@ BREAKERS = {
     "typed-prng-keys": raw_new_style_keys,
     "trace-files": no_perfetto_trace,
     "trace-annotation-in-trace": annotations_not_recorded,
-    "named-scope-debug-info": locations_printed_by_default,
+    "named-scope-debug-info": debug_info_always(True),
     "device-memory-profile": memory_profile_uncompressed,
 }
 FORCED = []

@@ -8,7 +8,7 @@ import jax
 from chapter2.cases import ynn
 from chapter2.claims import Status, evaluate
 from chapter2.claims import xla_compilation as xla_claims
-from claims.breaking import can_fail, reports_the_machine, xla_options
+from claims.breaking import can_fail, debug_info_always, reports_the_machine, xla_options
 
 
 def mhlo_lowering(mp):
@@ -36,16 +36,6 @@ def unsafe_cancellation(mp):
     real = xla_claims.clean_hlo
     mp.setattr(
         xla_claims, "clean_hlo", lambda text: re.sub(r".* (add|subtract)\(.*\n?", "", real(text))
-    )
-
-
-def locations_never_shown(mp):
-    """A JAX whose StableHLO text has no source locations, even with debug_info=True."""
-    real = jax.stages.Lowered.as_text
-    mp.setattr(
-        jax.stages.Lowered,
-        "as_text",
-        lambda self, dialect=None, *, debug_info=False: real(self, dialect, debug_info=False),
     )
 
 
@@ -81,7 +71,7 @@ BREAKERS = {
     "cost-analysis-dict": cost_analysis_list,
     "constant-folding": xla_options(xla_disable_hlo_passes="constant_folding"),
     "no-value-changing-simplification": unsafe_cancellation,
-    "hlo-metadata-source-lines": locations_never_shown,
+    "hlo-metadata-source-lines": debug_info_always(False),
     "xla-dump-before-after": dump_without_fusion,
     "cpu-ynn-fusion-closure-constant": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
 }
