@@ -14,7 +14,8 @@ import nox
 ROOT = Path(__file__).parent
 # Where the book and its execution cache are built; BOOK_BUILD_DIR moves both (conf.py reads it).
 BUILD = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build")).resolve()
-SPHINX = ["sphinx-build", "-W", "--keep-going", "-b", "html", "docs", str(BUILD / "html")]
+# -n: every cross-reference must resolve; -W: any warning fails the build.
+SPHINX = ["sphinx-build", "-n", "-W", "--keep-going", "-b", "html", "docs", str(BUILD / "html")]
 LINTED = ["src", "tests", "noxfile.py", "docs/conf.py", "docs/_ext"]
 NO_PYTHON = (
     "No Python >= 3.12 was found (JAX 0.12 needs it). Install one, for example "
@@ -165,7 +166,7 @@ def drift(session: nox.Session) -> None:
         str(interpreter),
         "-m",
         "sphinx",
-        *SPHINX[1:5],
+        *SPHINX[1:6],
         "docs",
         str(build / "html"),
         env={"BOOK_BUILD_DIR": str(build)},

@@ -15,7 +15,7 @@ project = "Optimizing JAX Code for Performance"
 author = "The chapter2 authors"
 copyright = "2026, the chapter2 authors"
 
-extensions = ["myst_nb", "sphinx_design", "book"]
+extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton", "book"]
 exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints"]
 myst_enable_extensions = ["colon_fence", "dollarmath", "deflist", "substitution"]
 smartquotes = False  # keep -- and quotes as typed: flags and code-like text must stay exact
@@ -38,6 +38,13 @@ nb_render_markdown_format = "myst"  # Markdown that cells output may use roles s
 # Kernels talk to the build over IPC sockets (see docs/_ext/book/kernels.py).
 os.environ["JUPYTER_DEFAULT_PROVISIONER_NAME"] = "book-ipc"
 
+# Copy buttons on code, not on outputs; the >>> and $ prompts are left out of the copy.
+copybutton_selector = "div:not(.output) > div.highlight pre"
+copybutton_exclude = ".linenos, .gp, .go"
+
+# MathJax from the build itself, not a CDN (docs/_ext/book/offline.py copies it there).
+mathjax_path = "mathjax/tex-chtml.js"
+
 html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path = ["_static"]
@@ -47,3 +54,4 @@ html_theme_options = {
     "home_page_in_toc": True,
 }
 html_last_updated_fmt = ""
+html_context = {"default_mode": "auto"}  # light or dark as the reader's system prefers

@@ -41,7 +41,7 @@ def make_book(tmp_path: Path, pages: dict[str, list[str]]) -> Path:
 
 
 def build(docs: Path, **env: str) -> subprocess.CompletedProcess:
-    sphinx = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html"]
+    sphinx = [sys.executable, "-m", "sphinx", "-n", "-W", "--keep-going", "-b", "html"]
     return subprocess.run(
         [*sphinx, str(docs), str(docs / "_build" / "html")],
         stdout=subprocess.PIPE,
@@ -143,3 +143,13 @@ def test_a_build_under_another_build_dir_keeps_the_first_cache(tmp_path):
     assert build(docs, BOOK_BUILD_DIR=str(other)).returncode == 0
     assert sorted((docs / "_build" / ".jupyter_cache").iterdir()) == first
     assert list((other / ".jupyter_cache").iterdir())
+
+
+def test_a_broken_reference_fails_the_build(tmp_path):
+    docs = make_book(tmp_path, {"page": ["print('fine')"]})
+    page = docs / "page.md"
+    page.write_text(page.read_text() + "\nSee {doc}`no-such-page` and {ref}`no-such-label`.\n")
+    result = build(docs)
+    assert result.returncode != 0
+    assert "unknown document: 'no-such-page'" in result.stdout
+    assert "no-such-label" in result.stdout

@@ -1,4 +1,5 @@
-"""The book's Sphinx layer: numbering, claim verdicts, failure reports, page kernels.
+"""The book's Sphinx layer: numbering, claim verdicts, failure reports, page kernels,
+notebook downloads and a book that needs no network.
 
 `chapter2` computes and returns data; this package turns it into pages. Enable it with
 `extensions = ["book"]` after putting `docs/_ext` on `sys.path` (conf.py does both): its
@@ -6,7 +7,7 @@ entry points (the verdict renderer for myst-nb, the IPC kernel provisioner for J
 are declared in `docs/_ext/book_docs-0.dist-info`, found on that same path.
 """
 
-from book import failures, kernels, numbering, verdicts
+from book import failures, kernels, notebooks, numbering, offline, verdicts
 
 
 def setup(app):
@@ -26,5 +27,7 @@ def setup(app):
     app.connect("builder-inited", failures.start)
     app.connect("env-merge-info", failures.merge)
     app.connect("build-finished", failures.finish)
+    app.connect("html-page-context", notebooks.offer_notebook)  # before the theme's (501)
+    app.connect("build-finished", offline.copy_mathjax)
     app.add_css_file("book.css")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
