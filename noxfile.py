@@ -16,7 +16,7 @@ ROOT = Path(__file__).parent
 BUILD = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build")).resolve()
 # -n: every cross-reference must resolve; -W: any warning fails the build.
 SPHINX = ["sphinx-build", "-n", "-W", "--keep-going", "-b", "html", "docs", str(BUILD / "html")]
-LINTED = ["src", "tests", "noxfile.py", "docs/conf.py", "docs/_ext"]
+LINTED = ["src", "tests", "tools", "noxfile.py", "docs/conf.py", "docs/_ext"]
 NO_PYTHON = (
     "No Python >= 3.12 was found (JAX 0.12 needs it). Install one, for example "
     "`apt-get install python3.12`, `pyenv install 3.12` or `uv python install 3.12`, "
@@ -223,6 +223,13 @@ def matrix(session: nox.Session) -> None:
         env={"PYTHONPATH": str(ROOT / "src")},
         external=True,
     )
+
+
+@nox.session(python=PYTHON or False)
+def benchmark(session: nox.Session) -> None:
+    """Time clean and incremental builds against the floor: nox -s benchmark -- --jobs 2."""
+    _install(session, "baseline,docs")
+    session.run("python", "tools/build_benchmark.py", *session.posargs)
 
 
 @nox.session(python=PYTHON or False)

@@ -22,13 +22,15 @@ smartquotes = False  # keep -- and quotes as typed: flags and code-like text mus
 book_chapter = 2  # pages are numbered 2.1, 2.2, ... from their place in the toctree
 book_claims_matrix = str(ROOT / "data" / "matrix" / "matrix.json")  # written by nox -s matrix
 
-# Execution: every page runs in its own kernel; results are cached by code content. myst-nb
-# keys its cache on a page's cells only, so the cache folder is named after JAX and a
-# fingerprint of the engine: change either and every page runs again. BOOK_BUILD_DIR moves
-# the build and its cache (nox -s drift builds elsewhere and never touches this cache).
+# Execution: every page runs in its own kernel; results are cached by code content. The cache
+# folder is named after Python and JAX (change them and every page runs again); the engine
+# files a page uses are folded into that page's own key (book.dependencies), so an engine
+# change re-executes only the pages that import it. BOOK_BUILD_DIR moves the build and its
+# cache (nox -s drift builds elsewhere and never touches this cache).
 BUILD = Path(os.environ.get("BOOK_BUILD_DIR", DOCS / "_build")).resolve()
+book_engine_src = str(ROOT / "src")
 nb_execution_mode = "cache"
-nb_execution_cache_path = str(cache_folder(BUILD / ".jupyter_cache", ROOT / "src" / "chapter2"))
+nb_execution_cache_path = str(cache_folder(BUILD / ".jupyter_cache"))
 nb_execution_timeout = 300  # seconds per cell: a hung cell fails instead of hanging the build
 nb_execution_raise_on_error = False  # a failing page is reported and the build goes on ...
 nb_execution_show_tb = True  # ... with its traceback; book.failures names them all at the end

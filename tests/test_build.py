@@ -113,26 +113,34 @@ def test_a_cell_that_fails_before_the_check_still_names_the_drifted_claim(tmp_pa
     assert "this cell failed with TypeError: list indices must be integers" in tail
 
 
-def test_cache_skips_unchanged_pages_and_follows_the_engine(tmp_path):
+def test_cache_skips_unchanged_pages_and_reruns_only_the_pages_of_a_changed_module(tmp_path):
     log = tmp_path / "executions.log"
     engine = tmp_path / "src" / "chapter2"
     engine.mkdir(parents=True)
-    (engine / "helper.py").write_text("VALUE = 1\n")
-    cell = "import os\nwith open(os.environ['EXECUTION_LOG'], 'a') as fh:\n    fh.write('ran\\n')"
-    docs = make_book(tmp_path, {"page": [cell]})
+    shutil.copy(ROOT / "src" / "chapter2" / "timing.py", engine)
+    shutil.copy(ROOT / "src" / "chapter2" / "layout.py", engine)
+    record = "import os\nwith open(os.environ['EXECUTION_LOG'], 'a') as fh:\n    fh.write('{}\\n')"
+    docs = make_book(
+        tmp_path,
+        {
+            "timed": ["from chapter2.timing import bench", record.format("timed")],
+            "laid": ["from chapter2.layout import aligned_empty", record.format("laid")],
+        },
+    )
 
-    def executions() -> int:
+    def executions() -> list[str]:
         result = build(docs, EXECUTION_LOG=str(log))
         assert result.returncode == 0, result.stdout
-        return log.read_text().count("ran")
+        return log.read_text().split() if log.exists() else []
 
-    assert executions() == 1
-    assert executions() == 1  # nothing changed: nothing executes
-    page = docs / "page.md"
-    page.write_text(page.read_text().replace("# Page page", "# Page page\n\nSome new prose."))
-    assert executions() == 1  # a prose edit executes nothing
-    (engine / "helper.py").write_text("VALUE = 2\n")
-    assert executions() == 2  # a changed engine module executes the page again
+    assert sorted(executions()) == ["laid", "timed"]
+    assert len(executions()) == 2  # nothing changed: nothing executes
+    page = docs / "timed.md"
+    page.write_text(page.read_text().replace("# Page timed", "# Page timed\n\nNew prose."))
+    assert len(executions()) == 2  # a prose edit executes nothing
+    module = engine / "timing.py"
+    module.write_text(module.read_text() + "\n# a change to the engine\n")
+    assert executions()[2:] == ["timed"]  # only the page that imports timing runs again
 
 
 def test_a_build_under_another_build_dir_keeps_the_first_cache(tmp_path):

@@ -87,7 +87,7 @@ def test_cache_folder_is_per_jax_and_prunes_only_its_own_stale_folders(tmp_path,
     code.mkdir()
     (code / "m.py").write_text("X = 1\n")
     first = cache.cache_folder(caches, code)
-    first.mkdir(parents=True)
+    assert any(first.glob("*.db")), "the cache's database is created before any worker starts"
     other_jax = caches / "jax-0.4.38-0123456789abcdef"
     other_jax.mkdir()
     (code / "m.py").write_text("X = 2\n")
@@ -96,3 +96,52 @@ def test_cache_folder_is_per_jax_and_prunes_only_its_own_stale_folders(tmp_path,
     assert not first.exists() and other_jax.exists()
     monkeypatch.setattr(cache, "version", lambda name: "9.9")
     assert cache.cache_folder(caches, code).name.startswith("jax-9.9-")
+
+
+def test_page_dependencies_follow_imports_claims_and_examples(tmp_path):
+    from book import dependencies
+
+    engine = tmp_path / "chapter2"
+    (engine / "claims").mkdir(parents=True)
+    (engine / "examples").mkdir()
+    for path, text in {
+        "__init__.py": "",
+        "hlo.py": "import re\n",
+        "timing.py": "from chapter2.hlo import count_fusions\n",
+        "unused.py": "",
+        "claims/__init__.py": "from chapter2.claims.registry import claim\n",
+        "claims/registry.py": "",
+        "claims/fusion.py": '@claim("fused")\ndef f():\n    """Fused."""\n',
+        "examples/__init__.py": "",
+        "examples/probe.py": "from chapter2 import timing\n",
+    }.items():
+        (engine / path).write_text(text)
+    page = (
+        "```{code-cell} ipython3\n:tags: [hide-input]\nfrom chapter2.claims import verify\n```\n"
+        '```{code-cell} ipython3\nrun_example("probe")\nverify("fused")\n```\n'
+    )
+    found = {
+        p.relative_to(engine).as_posix() for p in dependencies.page_dependencies(tmp_path, page)
+    }
+    assert found == {
+        "__init__.py",
+        "claims/__init__.py",
+        "claims/registry.py",
+        "claims/fusion.py",
+        "examples/__init__.py",
+        "examples/probe.py",
+        "timing.py",
+        "hlo.py",
+    }
+    hashed = dependencies.with_hash(page, "abc")
+    assert hashed.startswith("```{code-cell} ipython3\n:deps-hash: abc\n:tags: [hide-input]\n")
+
+
+def test_pages_are_dealt_so_parallel_chunks_carry_even_work():
+    from book.balance import deal
+
+    weights = {"a": 50, "b": 40, "c": 30, "d": 20, "e": 10, "f": 5}
+    order = deal(list(weights), weights, 2)
+    first, second = order[:3], order[3:]
+    assert sorted(order) == sorted(weights)
+    assert abs(sum(weights[d] for d in first) - sum(weights[d] for d in second)) <= 15

@@ -7,18 +7,21 @@ entry points (the verdict renderer for myst-nb, the IPC kernel provisioner for J
 are declared in `docs/_ext/book_docs-0.dist-info`, found on that same path.
 """
 
-from book import failures, kernels, notebooks, numbering, offline, verdicts
+from book import balance, dependencies, failures, kernels, notebooks, numbering, offline, verdicts
 
 
 def setup(app):
     app.add_config_value("book_chapter", 2, "env", types=[int])
     app.add_config_value("book_claims_matrix", "", "env", types=[str])
     app.connect("env-get-updated", numbering.prefix_chapter, priority=900)
+    app.add_config_value("book_engine_src", "", "env", types=[str])
     app.connect("source-read", kernels.note_page)
+    app.connect("source-read", dependencies.note_page_dependencies)
 
     app.add_directive("claims-table", verdicts.ClaimsTable)
     app.add_node(verdicts.claims_table)
     app.connect("env-before-read-docs", verdicts.init_env)
+    app.connect("env-before-read-docs", balance.balance)
     app.connect("env-purge-doc", verdicts.purge)
     app.connect("env-merge-info", verdicts.merge)
     app.connect("env-get-updated", verdicts.reread_tables)

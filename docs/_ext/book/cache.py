@@ -1,14 +1,22 @@
-"""Where executed notebooks are cached, named after everything a page sees besides its code."""
+"""Where executed notebooks are cached, named after what every page sees: Python and JAX.
+
+What each page imports from the engine is folded into that page's own cache key instead
+(book.dependencies), so an engine change re-executes only the pages that use it.
+"""
 
 import hashlib
 import shutil
+import sys
 from importlib.metadata import version
 from pathlib import Path
 
+from jupyter_cache import get_cache
+
 
 def code_fingerprint(*folders: Path) -> str:
-    """Hash the Python files under `folders` and the installed jax/jaxlib versions."""
+    """Hash the Python files under `folders`, the Python version and jax/jaxlib's versions."""
     digest = hashlib.sha256()
+    digest.update(f"python {sys.version_info[:2]}\n".encode())
     for package in ("jax", "jaxlib"):
         digest.update(f"{package}=={version(package)}\n".encode())
     for folder in folders:
@@ -29,4 +37,7 @@ def cache_folder(caches: Path, *code: Path) -> Path:
     for stale in caches.glob(prefix + "*"):
         if stale != current:
             shutil.rmtree(stale, ignore_errors=True)
+    # Create the cache and its database now, before `sphinx-build -j` forks its workers:
+    # workers that create it themselves race ("table settings already exists").
+    get_cache(str(current)).list_cache_records()
     return current
