@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow
 def make_book(tmp_path: Path, pages: dict[str, list[str]]) -> Path:
     """A book at tmp_path/docs with the real configuration and one page per entry of `pages`."""
     docs = tmp_path / "docs"
-    docs.mkdir()
+    docs.mkdir(parents=True)
     shutil.copy(ROOT / "docs" / "conf.py", docs)
     shutil.copytree(ROOT / "docs" / "_ext", docs / "_ext", ignore=shutil.ignore_patterns("__py*"))
     shutil.copytree(ROOT / "docs" / "_static", docs / "_static")
@@ -40,8 +40,9 @@ def make_book(tmp_path: Path, pages: dict[str, list[str]]) -> Path:
     return docs
 
 
-def build(docs: Path, **env: str) -> subprocess.CompletedProcess:
+def build(docs: Path, jobs: int = 1, **env: str) -> subprocess.CompletedProcess:
     sphinx = [sys.executable, "-m", "sphinx", "-n", "-W", "--keep-going", "-b", "html"]
+    sphinx += ["-j", str(jobs)]
     return subprocess.run(
         [*sphinx, str(docs), str(docs / "_build" / "html")],
         stdout=subprocess.PIPE,
@@ -65,7 +66,7 @@ def test_every_failing_page_is_named_at_the_end_with_its_cell_and_error(tmp_path
             "second": ["import jax.numpy as jnp", "jnp.ones(3).no_such_method()"],
         },
     )
-    result = build(docs)
+    result = build(docs, jobs=2)  # as nox -s docs builds: pages in parallel
     output = result.stdout
     assert result.returncode != 0
     tail = last_lines(result, 14)
@@ -161,3 +162,15 @@ def test_a_broken_reference_fails_the_build(tmp_path):
     assert result.returncode != 0
     assert "unknown document: 'no-such-page'" in result.stdout
     assert "no-such-label" in result.stdout
+
+
+def test_parallel_clean_builds_leave_a_sound_cache(tmp_path):
+    from jupyter_cache import get_cache
+
+    pages = {f"p{i}": [f"print({i} * {i})"] for i in range(4)}
+    for attempt in range(5):
+        docs = make_book(tmp_path / f"try{attempt}", pages)
+        result = build(docs, jobs=2)
+        assert result.returncode == 0, result.stdout
+        (cache,) = (docs / "_build" / ".jupyter_cache").iterdir()
+        assert len(get_cache(str(cache)).list_cache_records()) == len(pages)
