@@ -13,6 +13,7 @@ from book import balance, dependencies, failures, kernels, notebooks, numbering,
 def setup(app):
     app.add_config_value("book_chapter", 2, "env", types=[int])
     app.add_config_value("book_claims_matrix", "", "env", types=[str])
+    app.connect("env-get-updated", numbering.strip_chapter, priority=100)
     app.connect("env-get-updated", numbering.prefix_chapter, priority=900)
     app.add_config_value("book_engine_src", "", "env", types=[str])
     app.connect("source-read", kernels.note_page)

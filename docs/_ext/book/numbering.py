@@ -15,6 +15,17 @@ def _prefixed(chapter: int, number):
     return (chapter, *number) if number else number
 
 
+def strip_chapter(app, env) -> list[str]:
+    """`env-get-updated`, before Sphinx numbers the toctree: take the chapter number off the
+    numbers of the last build, so Sphinx finds them unchanged and rewrites no page for it."""
+    chapter = app.config.book_chapter
+    for docname, numbers in env.toc_secnumbers.items():
+        env.toc_secnumbers[docname] = {
+            a: n[1:] if n and n[0] == chapter else n for a, n in numbers.items()
+        }
+    return []
+
+
 def prefix_chapter(app, env) -> list[str]:
     """`env-get-updated`, after Sphinx numbered the toctree: put the chapter in front."""
     chapter = app.config.book_chapter
