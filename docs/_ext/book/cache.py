@@ -4,6 +4,8 @@ What each page imports from the engine is folded into that page's own cache key 
 (book.dependencies), so an engine change re-executes only the pages that use it.
 """
 
+import fcntl
+import functools
 import hashlib
 import shutil
 import sys
@@ -11,6 +13,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from jupyter_cache import get_cache
+from jupyter_cache.cache.main import JupyterCacheBase
 
 
 def code_fingerprint(*folders: Path) -> str:
@@ -40,4 +43,24 @@ def cache_folder(caches: Path, *code: Path) -> Path:
     # Create the cache and its database now, before `sphinx-build -j` forks its workers:
     # workers that create it themselves race ("table settings already exists").
     get_cache(str(current)).list_cache_records()
+    serialize_writes(current / "write.lock")
     return current
+
+
+def serialize_writes(lock: Path) -> None:
+    """Let one `-j` worker at a time write jupyter-cache's database.
+
+    Workers writing at once lost records: after a parallel clean build of four pages, the
+    cache held three (tests/test_build.py builds five in a row to prove it no longer does).
+    """
+    for name in ("add_nb_to_project", "cache_notebook_bundle"):
+        original = getattr(JupyterCacheBase, name)
+        original = getattr(original, "__wrapped__", original)
+
+        @functools.wraps(original)
+        def locked(self, *args, _original=original, **kwargs):
+            with open(lock, "a") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+                return _original(self, *args, **kwargs)
+
+        setattr(JupyterCacheBase, name, locked)
