@@ -53,9 +53,12 @@ PYTHON = find_python()
 
 
 def _install(session: nox.Session, extras: str) -> None:
+    """The book and `extras`, compiled to bytecode at install time: every page kernel, test
+    and build imports JAX and Sphinx, and where PYTHONDONTWRITEBYTECODE is set (as on these
+    machines) nothing else would ever write their .pyc files (README, "Build speed")."""
     if PYTHON is None:
         session.error(NO_PYTHON)
-    session.install("-e", f".[{extras}]")
+    session.install("-e", f".[{extras}]", env={"UV_COMPILE_BYTECODE": "1"})
 
 
 @nox.session(python=PYTHON or False)
