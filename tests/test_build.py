@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -114,7 +115,7 @@ def test_a_cell_that_fails_before_the_check_still_names_the_drifted_claim(tmp_pa
     assert "this cell failed with TypeError: list indices must be integers" in tail
 
 
-def test_cache_skips_unchanged_pages_and_reruns_only_the_pages_of_a_changed_module(tmp_path):
+def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     log = tmp_path / "executions.log"
     engine = tmp_path / "src" / "chapter2"
     engine.mkdir(parents=True)
@@ -128,20 +129,28 @@ def test_cache_skips_unchanged_pages_and_reruns_only_the_pages_of_a_changed_modu
             "laid": ["from chapter2.layout import aligned_empty", record.format("laid")],
         },
     )
+    (docs / "notes.md").write_text("# Notes\n\n```{claims-table}\n```\n")
+    index = docs / "index.md"
+    index.write_text(index.read_text().replace("laid\n", "laid\nnotes\n"))
 
-    def executions() -> list[str]:
+    def rebuild() -> tuple[list[str], list[str]]:
+        """The pages this build executed (in the order they ran) and the pages it wrote."""
+        before = len(log.read_text().split()) if log.exists() else 0
         result = build(docs, EXECUTION_LOG=str(log))
         assert result.returncode == 0, result.stdout
-        return log.read_text().split() if log.exists() else []
+        written = re.findall(r"^writing output\.\.\. \[\s*\d+%\] (\S+)", result.stdout, re.M)
+        return (log.read_text().split()[before:] if log.exists() else []), written
 
-    assert sorted(executions()) == ["laid", "timed"]
-    assert len(executions()) == 2  # nothing changed: nothing executes
+    executed, written = rebuild()
+    assert sorted(executed) == ["laid", "timed"] and "notes" in written
+    assert rebuild() == ([], [])  # nothing changed: nothing executes, no page is written
     page = docs / "timed.md"
     page.write_text(page.read_text().replace("# Page timed", "# Page timed\n\nNew prose."))
-    assert len(executions()) == 2  # a prose edit executes nothing
+    executed, written = rebuild()  # a prose edit executes nothing; the table is written again
+    assert executed == [] and {"notes", "timed"} <= set(written)
     module = engine / "timing.py"
     module.write_text(module.read_text() + "\n# a change to the engine\n")
-    assert executions()[2:] == ["timed"]  # only the page that imports timing runs again
+    assert rebuild()[0] == ["timed"]  # only the page that imports timing runs again
 
 
 def test_a_build_under_another_build_dir_keeps_the_first_cache(tmp_path):

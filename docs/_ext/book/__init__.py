@@ -25,7 +25,7 @@ def setup(app):
     app.connect("env-before-read-docs", balance.balance)
     app.connect("env-purge-doc", verdicts.purge)
     app.connect("env-merge-info", verdicts.merge)
-    app.connect("env-get-updated", verdicts.reread_tables)
+    app.connect("env-get-updated", verdicts.rewrite_tables)
     app.connect("doctree-resolved", verdicts.fill_tables)
 
     app.connect("builder-inited", failures.start)

@@ -73,6 +73,8 @@ class ClaimsTable(SphinxDirective):
 
     def run(self):
         self.env.book_table_docs.add(self.env.docname)
+        if Path(self.config.book_claims_matrix).is_file():  # a new matrix: read again
+            self.env.note_dependency(self.config.book_claims_matrix)
         return [claims_table()]
 
 
@@ -137,10 +139,12 @@ def fill_tables(app, doctree, docname) -> None:
 
 
 def init_env(app, env, docnames) -> None:
-    """`env-before-read-docs`: the stores this module keeps in the environment."""
+    """`env-before-read-docs`: the stores this module keeps in the environment, and whether
+    this build reads any page (a page removed from the toctree re-reads the index too)."""
     if not hasattr(env, "book_verdicts"):
         env.book_verdicts = {}
         env.book_table_docs = set()
+    env.book_pages_read = bool(docnames)
 
 
 def purge(app, env, docname) -> None:
@@ -155,6 +159,7 @@ def merge(app, env, docnames, other) -> None:
     env.book_table_docs |= other.book_table_docs & set(docnames)
 
 
-def reread_tables(app, env) -> list[str]:
-    """`env-get-updated`: pages with a table are read again, so they show the latest verdicts."""
-    return sorted(env.book_table_docs)
+def rewrite_tables(app, env) -> list[str]:
+    """`env-get-updated`: when any page was read, pages with a table are written again, so
+    they show the latest verdicts; a build that read nothing has nothing new to show."""
+    return sorted(env.book_table_docs) if getattr(env, "book_pages_read", True) else []
