@@ -1,8 +1,10 @@
 """The built book in a real browser: headless Chromium driven by Playwright, as a reader uses it.
 
 The site is served on localhost from the build folder. Every request that leaves it is
-blocked and recorded, so the book is tested offline. Where no Chromium is installed the tests
-are skipped, except under CI (CI=true), where that is a failure: `.ci/run` installs it.
+blocked and recorded, so the book is tested offline. The browser is Debian's Chromium, or the
+one $CHROMIUM names; where none is found the tests are skipped, except under CI (CI=true),
+where that is a failure: `.ci/run` installs it. Screenshots of a few pages, for review, are
+written to the `screenshots` folder beside the HTML.
 """
 
 import contextlib
@@ -10,6 +12,7 @@ import http.server
 import os
 import re
 import shutil
+import struct
 import threading
 from functools import partial
 from pathlib import Path
@@ -20,7 +23,11 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build")) / "html"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SCREENSHOTS = HTML.parent / "screenshots"
+REVIEWED = ["overview", "fusion", "pairwise-distances", "quiz"]  # pages a reviewer looks at
+CHROMIUM = (
+    os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+)
 PAGES = sorted(p.stem for p in (ROOT / "docs").glob("*.md"))
 NOTEBOOK_PAGES = [p for p in PAGES if "```{code-cell}" in (ROOT / "docs" / f"{p}.md").read_text()]
 # axe-core rules exempted from the serious/critical check, each with its reason: none. (The
@@ -96,12 +103,33 @@ def reader(browser, site, width=1280, **options):
         context.close()
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_page_loads_offline_without_errors(browser, site, name):
+def switch_theme(page, theme: str) -> None:
+    """Light or dark, as the theme's switch sets it, once its colour transitions have ended."""
+    page.evaluate(
+        f"""async () => {{
+            document.documentElement.dataset.theme = '{theme}';
+            await Promise.all(document.getAnimations().map(a => a.finished));
+        }}"""
+    )
+
+
+@pytest.fixture(scope="module")
+def opened(browser, site, request):
+    """The page named by the test's parameter, loaded once for all the tests of that page;
+    a test that changes its theme or width puts them back."""
     with reader(browser, site) as page:
-        page.goto(f"{site}/{name}.html", wait_until="networkidle")
-        assert page.outside == [], f"{name} asks a third party for {page.outside}"
-        assert page.errors == [] and page.failed == []
+        page.goto(f"{site}/{request.param}.html", wait_until="networkidle")
+        page.name = request.param
+        yield page
+
+
+each_page = pytest.mark.parametrize("opened", PAGES, indirect=True)
+
+
+@each_page
+def test_page_loads_offline_without_errors(opened):
+    assert opened.outside == [], f"{opened.name} asks a third party for {opened.outside}"
+    assert opened.errors == [] and opened.failed == []
 
 
 def test_math_is_rendered_offline(browser, site):
@@ -112,17 +140,18 @@ def test_math_is_rendered_offline(browser, site):
 
 
 def test_a_reader_walks_the_book_forwards_and_back(browser, site):
+    """Next is clicked page by page to the end; on each page, previous leads one page back."""
     order = toctree_order()
     with reader(browser, site) as page:
-        page.goto(f"{site}/index.html")
-        seen = ["index"]
-        for direction in ("a.right-next", "a.left-prev"):
-            while page.locator(direction).count():
-                with page.expect_navigation():
-                    page.locator(direction).first.click()
-                seen.append(Path(page.url.split("#")[0]).stem)
-        assert seen[: len(order)] == order
-        assert seen[len(order) - 1 :] == order[::-1]
+        page.goto(f"{site}/index.html", wait_until="domcontentloaded")
+        seen, back = ["index"], []
+        while page.locator("a.right-next").count():
+            with page.expect_navigation(wait_until="domcontentloaded"):
+                page.locator("a.right-next").first.click()
+            seen.append(Path(page.url.split("#")[0]).stem)
+            back.append(Path(page.locator("a.left-prev").first.get_attribute("href")).stem)
+        assert seen == order
+        assert back == order[:-1]
 
 
 def test_search_finds_the_fusion_section(browser, site):
@@ -200,31 +229,34 @@ def test_the_dark_mode_switch_works(browser, site):
         assert page.evaluate("document.documentElement.dataset.theme") == "dark"
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_nothing_scrolls_sideways_at_phone_width(browser, site, name):
-    with reader(browser, site, width=390) as page:
-        page.goto(f"{site}/{name}.html", wait_until="networkidle")
-        overflow = page.evaluate(
+@each_page
+def test_nothing_scrolls_sideways_at_phone_width(opened):
+    opened.set_viewport_size({"width": 390, "height": 900})
+    try:
+        overflow = opened.evaluate(
             "document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
-        assert overflow <= 0, f"{name} scrolls {overflow} px sideways at 390 px"
+    finally:
+        opened.set_viewport_size({"width": 1280, "height": 900})
+    assert overflow <= 0, f"{opened.name} scrolls {overflow} px sideways at 390 px"
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-@pytest.mark.parametrize("name", PAGES)
-def test_no_serious_accessibility_violation(browser, site, name, theme):
+@each_page
+def test_no_serious_accessibility_violation(opened, theme):
     from axe_playwright_python.sync_playwright import Axe
 
-    with reader(browser, site, color_scheme=theme) as page:
-        page.goto(f"{site}/{name}.html", wait_until="networkidle")
-        page.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
-        results = Axe().run(page)
-        bad = [
-            f"{v['id']} ({v['impact']}, {len(v['nodes'])} elements)"
-            for v in results.response["violations"]
-            if v["impact"] in ("serious", "critical") and v["id"] not in EXEMPT
-        ]
-        assert bad == [], f"{name} in {theme} mode: {bad}"
+    switch_theme(opened, theme)
+    try:
+        results = Axe().run(opened)
+    finally:
+        switch_theme(opened, "light")
+    bad = [
+        f"{v['id']} ({v['impact']}, {len(v['nodes'])} elements)"
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical") and v["id"] not in EXEMPT
+    ]
+    assert bad == [], f"{opened.name} in {theme} mode: {bad}"
 
 
 def test_a_downloaded_notebook_runs_top_to_bottom(browser, site, tmp_path):
@@ -245,3 +277,15 @@ def test_a_downloaded_notebook_runs_top_to_bottom(browser, site, tmp_path):
 def test_every_executed_page_offers_its_notebook():
     missing = [p for p in NOTEBOOK_PAGES if not (HTML / "_sources" / f"{p}.ipynb").exists()]
     assert missing == []
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("name", REVIEWED)
+def test_screenshots_are_written_for_review(browser, site, name, width):
+    with reader(browser, site, width=width) as page:
+        page.goto(f"{site}/{name}.html", wait_until="networkidle")
+        SCREENSHOTS.mkdir(exist_ok=True)
+        png = page.screenshot(path=SCREENSHOTS / f"{name}-{width}px.png", full_page=True)
+    # A PNG exactly as wide as the window (nothing sticks out sideways), longer than it is.
+    shot_width, shot_height = struct.unpack(">II", png[16:24])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and (shot_width, shot_height > 900) == (width, True)

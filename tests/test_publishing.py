@@ -1,0 +1,36 @@
+"""The publishing recipe (.github/workflows) runs what the README says; it cannot run here."""
+
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOWS = ROOT / ".github" / "workflows"
+
+
+def steps(workflow: str) -> list[dict]:
+    jobs = yaml.safe_load((WORKFLOWS / workflow).read_text())["jobs"]
+    return [step for job in jobs.values() for step in job.get("steps", [])]
+
+
+def test_the_book_is_built_with_the_ci_command_and_its_html_published():
+    book = steps("book.yml")
+    assert any(step.get("run") == "bash .ci/run" for step in book)
+    uploads = [s for s in book if s.get("uses", "").startswith("actions/upload-pages-artifact")]
+    assert [s["with"]["path"] for s in uploads] == ["docs/_build/html"]
+    assert any(s.get("uses", "").startswith("actions/deploy-pages") for s in book)
+    ci = (ROOT / ".ci" / "run").read_text()
+    readme = (ROOT / "README.md").read_text()
+    command = re.search(r"^nox -s [\w ]+$", ci, re.M)[0]
+    assert f"```bash\n{command}\n```" in readme, "README's test command is not what CI runs"
+
+
+def test_the_drift_job_runs_on_a_schedule_and_keeps_its_report_even_when_it_fails():
+    workflow = yaml.safe_load((WORKFLOWS / "drift.yml").read_text())
+    on = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as True
+    assert on["schedule"][0]["cron"]
+    drift = steps("drift.yml")
+    assert any(step.get("run", "").startswith("nox -s drift -- jax") for step in drift)
+    (keep,) = [s for s in drift if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert keep["if"] == "always()" and keep["with"]["path"] == "data/drift/"
