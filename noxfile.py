@@ -78,9 +78,10 @@ def docs(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON or False)
 def tests(session: nox.Session) -> None:
-    """Run pytest: the engine, the claims and the built site (build it first with docs)."""
+    """Run pytest: the engine, the claims and the built site (build it first with docs).
+    Tests run on every core (pytest-xdist); `-- -n 0` runs them in this one process."""
     _install(session, "baseline,docs,test")
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "-n", "auto", "--dist", "worksteal", *session.posargs)
 
 
 @nox.session(python=PYTHON or False)
