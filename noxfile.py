@@ -114,7 +114,8 @@ RELEASES = {
 
 
 def _venv_for(session: nox.Session, name: str, python: str, *packages: str) -> Path:
-    """A virtual environment .nox/<name> made by uv with `python`, holding `packages`."""
+    """A virtual environment .nox/<name> made by uv with `python`, holding `packages`
+    (compiled to bytecode, as `_install` does)."""
     venv = ROOT / ".nox" / name
     session.run("uv", "venv", "--quiet", "--clear", "-p", python, str(venv), external=True)
     session.run(
@@ -122,6 +123,7 @@ def _venv_for(session: nox.Session, name: str, python: str, *packages: str) -> P
         "pip",
         "install",
         "--quiet",
+        "--compile-bytecode",
         "-p",
         str(venv / "bin" / "python"),
         *packages,
