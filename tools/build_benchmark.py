@@ -4,10 +4,11 @@
 
 Measures, in one run on this machine: (a) the floor, every page's code cells run as one
 plain Python script per page, one interpreter each, in sequence; (b) a clean build with an
-empty cache; (c) a rebuild with nothing changed; (d) a rebuild after a prose edit of one
-page; (e) after a code edit in one page; (f) after a change to one chapter2 module. For each:
-wall time and the pages executed. Every file it edits is restored; the builds go to a
-temporary folder, so the book's own build and cache are not touched.
+empty cache, once with `-j 1` and once with `-j N` (N: --jobs, by default one per core);
+(c) a rebuild with nothing changed; (d) a rebuild after a prose edit of one page; (e) after
+a code edit in one page; (f) after a change to one chapter2 module ((c)-(f) with `-j N`).
+For each: wall time and the pages executed. Every file it edits is restored; the builds go
+to a temporary folder, so the book's own build and cache are not touched.
 """
 
 import argparse
@@ -27,6 +28,16 @@ from book.dependencies import _CELL, cell_code, page_dependencies  # noqa: E402
 
 EDITED_PAGE = DOCS / "fusion.md"
 EDITED_MODULE = ROOT / "src" / "chapter2" / "timing.py"
+
+# The runs, named as the report and README.md show them, and the edits of (d)-(f).
+FLOOR, SERIAL = "(a) floor: plain scripts", "(b) clean build, -j 1"
+NOTHING, PROSE = "(c) nothing changed", "(d) prose edit of fusion"
+CODE, MODULE = "(e) code edit in fusion", "(f) change to chapter2/timing.py"
+EDITS = [
+    (PROSE, EDITED_PAGE, lambda t: t.replace("# Operator fusion\n", "# Operator fusion\n\nNew.\n")),
+    (CODE, EDITED_PAGE, lambda t: t.replace("computation(x, y):\n", "computation(x, y):  # !\n")),
+    (MODULE, EDITED_MODULE, lambda t: t + "\n# a benchmark edit\n"),
+]
 
 
 def notebook_pages() -> list[Path]:
@@ -86,82 +97,90 @@ def build(build_dir: Path, jobs: int) -> tuple[float, list[str]]:
 def edited(path: Path, change):
     """Apply `change` to the file's text; return a function that restores it."""
     original = path.read_text()
+    if change(original) == original:
+        raise ValueError(f"the benchmark's edit no longer applies to {path.name}: update EDITS")
     path.write_text(change(original))
     return lambda: path.write_text(original)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=ROOT / "data" / "benchmarks" / "build.json")
-    args = parser.parse_args(argv)
+def measure(jobs: int) -> dict[str, tuple[float, list[str] | int]]:
+    """Every run, in order, in a temporary folder: name -> (seconds, pages executed)."""
     results = {}
     with tempfile.TemporaryDirectory() as scratch:
         scratch = Path(scratch)
-        results["(a) floor: plain scripts"] = floor(scratch)
-        build_dir = scratch / "build"
-        results["(b) clean build"] = build(build_dir, args.jobs)
-        results["(c) nothing changed"] = build(build_dir, args.jobs)
-        steps = [
-            (
-                "(d) prose edit of fusion",
-                EDITED_PAGE,
-                lambda t: t.replace(
-                    "# Operator fusion\n", "# Operator fusion\n\nA new sentence.\n"
-                ),
-            ),
-            (
-                "(e) code edit in fusion",
-                EDITED_PAGE,
-                lambda t: t.replace(
-                    "def simple_computation(x, y):\n", "def simple_computation(x, y):  # edited\n"
-                ),
-            ),
-            (
-                "(f) change to chapter2/timing.py",
-                EDITED_MODULE,
-                lambda t: t + "\n# a benchmark edit\n",
-            ),
-        ]
-        for name, path, change in steps:
+        results[FLOOR] = floor(scratch)
+        results[SERIAL] = build(scratch / "serial", 1)
+        results[f"(b) clean build, -j {jobs}"] = build(scratch / "build", jobs)
+        results[NOTHING] = build(scratch / "build", jobs)
+        for name, path, change in EDITS:
             restore = edited(path, change)
             try:
-                results[name] = build(build_dir, args.jobs)
+                results[name] = build(scratch / "build", jobs)
             finally:
                 restore()
-            build(build_dir, args.jobs)  # back to the unedited book before the next step
+            build(scratch / "build", jobs)  # back to the unedited book before the next edit
+    return results
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count())
+    parser.add_argument("--out", type=Path, default=ROOT / "data" / "benchmarks" / "build.json")
+    args = parser.parse_args(argv)
+    clean = f"(b) clean build, -j {args.jobs}"
+    results = measure(args.jobs)
     users = sorted(
         p.stem
         for p in notebook_pages()
         if EDITED_MODULE in page_dependencies(ROOT / "src", p.read_text())
     )
-    floor_seconds = results["(a) floor: plain scripts"][0]
+    ratio = round(results[clean][0] / results[FLOOR][0], 2)
+    executed = {name: pages for name, (_, pages) in results.items()}
+    targets = {
+        clean: ("at most 1.0 x the floor", ratio <= 1.0),
+        NOTHING: ("no page, at most 3 s", executed[NOTHING] == [] and results[NOTHING][0] <= 3),
+        PROSE: ("no page", executed[PROSE] == []),
+        CODE: ("fusion only", executed[CODE] == ["fusion"]),
+        MODULE: ("the pages importing it", executed[MODULE] == users),
+    }
+    runs = {
+        name: {"seconds": round(s, 1), "executed": pages} for name, (s, pages) in results.items()
+    }
+    for name, (target, met) in targets.items():
+        runs[name] |= {"target": target, "met": met}
     report = {
         "jobs": args.jobs,
         "cores": os.cpu_count(),
         "recorded": time.strftime("%Y-%m-%d"),
         "pages importing timing.py": users,
-        "runs": {
-            name: {
-                "seconds": round(seconds, 1),
-                "executed": executed if isinstance(executed, list) else executed,
-            }
-            for name, (seconds, executed) in results.items()
-        },
-        "clean build / floor": round(results["(b) clean build"][0] / floor_seconds, 2),
+        "runs": runs,
+        "clean build / floor": ratio,
+        "clean build -j 1 / floor": round(results[SERIAL][0] / results[FLOOR][0], 2),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"{'run':36s}{'seconds':>9s}  pages executed")
+    print(markdown(report))
+    return 0
+
+
+def markdown(report: dict) -> str:
+    """The report as README.md shows it: a table of the runs and the two ratios."""
+    everything = report["runs"][FLOOR]["executed"]
+    lines = ["| run | seconds | pages executed | target |", "|---|---|---|---|"]
     for name, run in report["runs"].items():
         executed = run["executed"]
-        shown = executed if isinstance(executed, int) else f"{len(executed)} {executed}"
-        print(f"{name:36s}{run['seconds']:>9.1f}  {shown}")
-    print(
-        f"clean build / floor: {report['clean build / floor']}  (jobs={args.jobs}, "
-        f"{os.cpu_count()} cores); pages importing timing.py: {users}"
+        if isinstance(executed, list):
+            whole = len(executed) == everything
+            executed = f"all {everything}" if whole else ", ".join(executed) or "none"
+        target = (
+            f"{run['target']}: {'met' if run['met'] else '**missed**'}" if "target" in run else ""
+        )
+        lines.append(f"| {name} | {run['seconds']} | {executed} | {target} |")
+    return "\n".join(lines) + (
+        f"\n\nClean build / floor: {report['clean build / floor']} with `-j {report['jobs']}`, "
+        f"{report['clean build -j 1 / floor']} with `-j 1` ({report['cores']} cores, "
+        f"recorded {report['recorded']})."
     )
-    return 0
 
 
 if __name__ == "__main__":

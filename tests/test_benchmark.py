@@ -1,0 +1,36 @@
+"""The build benchmark's report, and README.md showing the recorded one (not typed numbers)."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import build_benchmark  # noqa: E402
+
+RECORDED = json.loads((ROOT / "data" / "benchmarks" / "build.json").read_text())
+
+
+def test_readme_shows_the_recorded_benchmark():
+    table = build_benchmark.markdown(RECORDED)
+    assert table in (ROOT / "README.md").read_text(), "paste `nox -s benchmark`'s table"
+
+
+def test_a_missed_target_reads_missed():
+    report = json.loads(json.dumps(RECORDED))
+    report["runs"][build_benchmark.NOTHING] |= {"seconds": 9.9, "met": False}
+    assert "| (c) nothing changed | 9.9 | none | no page, at most 3 s: **missed** |" in (
+        build_benchmark.markdown(report)
+    )
+
+
+def test_an_edit_that_no_longer_applies_is_an_error(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# Another title\n")
+    _, _, change = build_benchmark.EDITS[0]
+    with pytest.raises(ValueError, match="no longer applies to page.md"):
+        build_benchmark.edited(page, change)
+    assert page.read_text() == "# Another title\n"
