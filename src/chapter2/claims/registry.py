@@ -15,9 +15,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-import jax
-import jaxlib
-
 VERDICT_MIME = "application/vnd.chapter2.verdict+json"
 
 
@@ -112,6 +109,15 @@ def describe_error(err: BaseException) -> str:
     return f"the check raised {type(err).__name__}: {said}"
 
 
+def installed_versions() -> dict[str, str]:
+    """The JAX and jaxlib a verdict was reached on. JAX is imported here, not when the registry
+    is: a kernel that loads chapter2.claims.attribution pays for JAX only if a cell fails."""
+    import jax
+    import jaxlib
+
+    return {"jax": jax.__version__, "jaxlib": jaxlib.__version__}
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What a claim's check found on the installed JAX: data, shown by whoever renders it."""
@@ -119,9 +125,7 @@ class Verdict:
     claim: Claim
     observation: Observation | None
     error: str | None = None
-    versions: dict[str, str] = field(
-        default_factory=lambda: {"jax": jax.__version__, "jaxlib": jaxlib.__version__}
-    )
+    versions: dict[str, str] = field(default_factory=installed_versions)
 
     @property
     def status(self) -> Status:
