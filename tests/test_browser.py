@@ -34,10 +34,11 @@ NOTEBOOK_PAGES = [p for p in PAGES if "```{code-cell}" in (ROOT / "docs" / f"{p}
 # moderate "region" rule, content outside landmarks in sphinx-book-theme, is not asserted.)
 EXEMPT: dict[str, str] = {}
 
+pytestmark = [pytest.mark.browser]
 if CHROMIUM is None:
     if os.environ.get("CI"):
         raise RuntimeError("CI must run the browser tests: install Debian's chromium")
-    pytestmark = pytest.mark.skip(reason="no Chromium on this machine (apt-get install chromium)")
+    pytestmark.append(pytest.mark.skip(reason="no Chromium here (apt-get install chromium)"))
 
 
 def toctree_order() -> list[str]:
