@@ -281,12 +281,15 @@ def test_every_executed_page_offers_its_notebook():
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-@pytest.mark.parametrize("name", REVIEWED)
-def test_screenshots_are_written_for_review(browser, site, name, width):
-    with reader(browser, site, width=width) as page:
-        page.goto(f"{site}/{name}.html", wait_until="networkidle")
-        SCREENSHOTS.mkdir(exist_ok=True)
-        png = page.screenshot(path=SCREENSHOTS / f"{name}-{width}px.png", full_page=True)
+@pytest.mark.parametrize("opened", REVIEWED, indirect=True)
+def test_screenshots_are_written_for_review(opened, width):
+    SCREENSHOTS.mkdir(exist_ok=True)
+    opened.set_viewport_size({"width": width, "height": 900})
+    try:
+        path = SCREENSHOTS / f"{opened.name}-{width}px.png"
+        png = opened.screenshot(path=path, full_page=True)
+    finally:
+        opened.set_viewport_size({"width": 1280, "height": 900})
     # A PNG exactly as wide as the window (nothing sticks out sideways), longer than it is.
     shot_width, shot_height = struct.unpack(">II", png[16:24])
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and (shot_width, shot_height > 900) == (width, True)
