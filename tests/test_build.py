@@ -49,7 +49,8 @@ def build(docs: Path, jobs: int = 1, **env: str) -> subprocess.CompletedProcess:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,  # one stream, in the order a reader sees it
         text=True,
-        env={**os.environ, **env},
+        # CI=true makes Sphinx draw progress on one line with carriage returns; ask for lines.
+        env={**os.environ, "NO_COLOR": "1", **env},
         timeout=600,
     )
 
