@@ -18,6 +18,8 @@ BUILD = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build")).resolve
 # execute in parallel, one per core (README, "Build speed"; `-- -j 1` for quiet timings).
 OPTIONS = ["-n", "-W", "--keep-going", "-j", "auto", "-b", "html"]
 SPHINX = ["sphinx-build", *OPTIONS, "docs", str(BUILD / "html")]
+# The test command of the tests session, which the benchmark times as well: every core.
+PYTEST = ["pytest", "-n", "auto", "--dist", "worksteal"]
 LINTED = ["src", "tests", "tools", "noxfile.py", "docs/conf.py", "docs/_ext"]
 NO_PYTHON = (
     "No Python >= 3.12 was found (JAX 0.12 needs it). Install one, for example "
@@ -81,7 +83,7 @@ def tests(session: nox.Session) -> None:
     """Run pytest: the engine, the claims and the built site (build it first with docs).
     Tests run on every core (pytest-xdist); `-- -n 0` runs them in this one process."""
     _install(session, "baseline,docs,test")
-    session.run("pytest", "-n", "auto", "--dist", "worksteal", *session.posargs)
+    session.run(*PYTEST, *session.posargs)
 
 
 @nox.session(python=PYTHON or False)
@@ -235,9 +237,12 @@ def matrix(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON or False)
 def benchmark(session: nox.Session) -> None:
-    """Time clean and incremental builds against the floor: nox -s benchmark -- --jobs 2."""
-    _install(session, "baseline,docs")
-    session.run("python", "tools/build_benchmark.py", *session.posargs)
+    """Time clean and incremental builds against the floor, and the tests session's pytest:
+    nox -s benchmark -- --jobs 2."""
+    _install(session, "baseline,docs,test")
+    session.run(
+        "python", "tools/build_benchmark.py", "--pytest", " ".join(PYTEST), *session.posargs
+    )
 
 
 @nox.session(python=PYTHON or False)

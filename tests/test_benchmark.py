@@ -34,3 +34,26 @@ def test_an_edit_that_no_longer_applies_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="no longer applies to page.md"):
         build_benchmark.edited(page, change)
     assert page.read_text() == "# Another title\n"
+
+
+def test_the_test_suite_row_counts_tests_against_its_target():
+    report = json.loads(json.dumps(RECORDED))
+    report["runs"][build_benchmark.TESTS] = {
+        "seconds": 150.0,
+        "tests": 472,
+        "target": "at most 60 s",
+        "met": False,
+    }
+    row = "| (g) pytest, without the book build | 150.0 | no page (472 tests passed) |"
+    assert f"{row} at most 60 s: **missed** |" in build_benchmark.markdown(report)
+
+
+@pytest.mark.parametrize(("body", "passed"), [("assert True", 1), ("assert False", None)])
+def test_the_test_suite_is_timed_only_when_it_passes(tmp_path, body, passed):
+    (tmp_path / "test_one.py").write_text(f"def test_one():\n    {body}\n")
+    command = f"{sys.executable} -m pytest {tmp_path / 'test_one.py'}"
+    if passed is None:
+        with pytest.raises(RuntimeError, match="1 failed"):
+            build_benchmark.run_tests(command, tmp_path)
+    else:
+        assert build_benchmark.run_tests(command, tmp_path)[1] == passed
