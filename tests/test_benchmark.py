@@ -1,6 +1,8 @@
 """The build benchmark's report, and README.md showing the recorded one (not typed numbers)."""
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -62,3 +64,21 @@ def test_the_test_suite_is_timed_only_when_it_passes(tmp_path, body, passed):
     else:
         seconds, count, busy = build_benchmark.run_tests(command, tmp_path)
         assert count == passed and 0 < busy <= 1
+
+
+def test_cpu_per_test_ranks_the_costly_test_first(tmp_path):
+    (tmp_path / "test_two.py").write_text(
+        "def test_idle():\n    pass\n\n\ndef test_busy():\n    sum(range(20_000_000))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "cpu_per_test", "-p", "no:cacheprovider", "."],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "tools")},
+        capture_output=True,
+        text=True,
+    )
+    table = done.stdout.split("CPU seconds per test function")[1].splitlines()[2:4]
+    assert [line.split()[-1] for line in table] == [
+        "test_two.py::test_busy",
+        "test_two.py::test_idle",
+    ]
