@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+from chapter2.quiet import LOCK_VARIABLE
+
 PACKAGE = "chapter2.examples"
 
 
@@ -21,7 +23,11 @@ class ExampleFailed(RuntimeError):
 def run_example(
     name: str, *args: str, env: dict[str, str] | None = None, timeout: float = 300
 ) -> str:
-    """Run `python -m chapter2.examples.<name> args` with extra `env`; return its stdout."""
+    """Run `python -m chapter2.examples.<name> args` with extra `env`; return its stdout.
+
+    The example never takes the timing lock of a parallel build (it would wait for the cell
+    that started it): a cell that runs a timed example holds it, `with chapter2.quiet.alone()`.
+    """
     module = f"{PACKAGE}.{name}"
     if importlib.util.find_spec(module) is None:
         raise ModuleNotFoundError(f"no example called {name!r} in {PACKAGE}")
@@ -29,7 +35,7 @@ def run_example(
         [sys.executable, "-m", module, *args],
         capture_output=True,
         text=True,
-        env={**os.environ, **(env or {})},
+        env={k: v for k, v in {**os.environ, **(env or {})}.items() if k != LOCK_VARIABLE},
         timeout=timeout,
     )
     if proc.returncode != 0:

@@ -29,6 +29,7 @@ def setup(app):
     app.connect("doctree-resolved", verdicts.fill_tables)
 
     app.connect("builder-inited", failures.start)
+    app.connect("builder-inited", kernels.share_timing_lock)
     app.connect("env-merge-info", failures.merge)
     app.connect("build-finished", failures.finish)
     app.connect("html-page-context", notebooks.offer_notebook)  # before the theme's (501)

@@ -8,17 +8,26 @@ default from conf.py. The socket path is absolute and short (a fresh temporary f
 Unix socket paths are limited to about 100 bytes, and a relative one would make kernel and
 client disagree.
 
-The provisioner also loads `chapter2.claims.attribution` into every kernel, so that a cell
-failing under another JAX names the drifted claim of its page (see that module).
+The provisioner also loads two extensions into every kernel: `chapter2.claims.attribution`,
+so that a cell failing under another JAX names the drifted claim of its page, and
+`chapter2.quiet`, so that no timing runs while another page's cell computes (see each module;
+the lock file lies in the build folder).
 """
 
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 from jupyter_client.provisioning import LocalProvisioner
 
-PAGE_VARIABLE = "CHAPTER2_PAGE"  # the page being executed, read by chapter2.claims.attribution
+from chapter2.claims.attribution import PAGE_VARIABLE
+from chapter2.quiet import LOCK_VARIABLE
+
+
+def share_timing_lock(app) -> None:
+    """`builder-inited`: the kernels of this build share one timing lock (chapter2.quiet)."""
+    os.environ[LOCK_VARIABLE] = str(Path(app.outdir).parent / "timing.lock")
 
 
 def note_page(app, docname: str, source: list[str]) -> None:
@@ -33,7 +42,8 @@ class IPCProvisioner(LocalProvisioner):
         self._folder = tempfile.mkdtemp(prefix="k")
         self.parent.transport = "ipc"
         self.parent.ip = os.path.join(self._folder, "s")
-        extra = [*kwargs.pop("extra_arguments", []), "--ext=chapter2.claims.attribution"]
+        extensions = ["--ext=chapter2.claims.attribution", "--ext=chapter2.quiet"]
+        extra = [*kwargs.pop("extra_arguments", []), *extensions]
         return await super().pre_launch(extra_arguments=extra, **kwargs)
 
     async def cleanup(self, restart: bool = False) -> None:
