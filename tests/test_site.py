@@ -97,3 +97,48 @@ def test_prose_cites_nothing_the_reader_cannot_see_and_dates_nothing_by_hand(sit
         prose = text_of(site[f"{page}.html"])
         assert not re.search(r"\bthe course\b", prose, re.I), page
         assert not re.search(r"\b(since|new in|in) JAX 0\.\d", prose, re.I), page
+
+
+COMPARISON = re.compile(r'<span class="comparison" ([^>]*)>([^<]*)</span>')
+TYPED_COMPARISON = re.compile(r"\d[\d.,]*\s*×\s*(faster|slower|as long)", re.I)
+
+
+def comparisons(page_html: str) -> list[tuple[dict, str]]:
+    """Each timing comparison of a page: its data attributes and the sentence shown."""
+    found = []
+    for attributes, sentence in COMPARISON.findall(page_html):
+        data = {k: html.unescape(v) for k, v in re.findall(r'data-([\w-]+)="([^"]*)"', attributes)}
+        found.append((data, html.unescape(sentence)))
+    return found
+
+
+def test_every_timing_comparison_says_what_its_numbers_say(site):
+    checked = 0
+    for page in PAGES:
+        for data, sentence in comparisons(site[f"{page}.html"]):
+            a = {k: float(data[f"a-{k}"]) for k in ("median", "low", "high")}
+            b = {k: float(data[f"b-{k}"]) for k in ("median", "low", "high")}
+            apart = a["high"] < b["low"] or b["high"] < a["low"]
+            verdict = ("faster" if a["median"] < b["median"] else "slower") if apart else None
+            assert data["verdict"] == (verdict or "indistinguishable"), (page, sentence)
+            said = {
+                "faster": f"{data['a-name']} ran ",
+                "slower": f"{data['a-name']} took ",
+                None: "took the same time within the spread of their runs",
+            }[verdict]
+            assert said in sentence, (page, sentence)
+            if verdict:
+                ratio = (
+                    b["median"] / a["median"] if verdict == "faster" else a["median"] / b["median"]
+                )
+                shown = float(re.search(r"(\d[\d.]*) ×", sentence).group(1))
+                assert shown == pytest.approx(ratio, rel=0.06), (page, sentence)
+            checked += 1
+    assert checked >= 10  # the book compares timings on several pages
+
+
+def test_no_timing_comparison_is_typed_by_hand(site):
+    for page in PAGES:
+        prose = COMPARISON.sub("", site[f"{page}.html"])
+        prose = re.sub(r"<pre.*?</pre>", "", prose, flags=re.S)  # code and printed outputs
+        assert not TYPED_COMPARISON.search(text_of(prose)), page

@@ -1,22 +1,68 @@
+import time
+
 import jax.numpy as jnp
+import pytest
 
-from chapter2.timing import BenchResult, bench
+from chapter2.timing import WARM_UP, BenchResult, Comparison, bench, milliseconds, times_text
 
 
-def test_bench_warms_up_once_then_times_n_runs():
+def test_bench_warms_up_then_times_n_runs():
     calls = []
 
     def f(x):
-        calls.append(1)
+        calls.append(time.perf_counter())
         return x + 1
 
     result = bench(f, jnp.ones(3), n=7)
-    assert len(calls) == 8  # one warm-up, seven timed
+    warm_up = calls[: -7]
+    assert len(warm_up) >= WARM_UP[0] and calls[-7] - warm_up[0] >= WARM_UP[1]
     assert isinstance(result, BenchResult) and result.n == 7
-    assert 0 < result.min <= result.median
-    assert result.min <= result.mean
+    assert 0 < min(result.times) <= result.low <= result.median <= result.high
 
 
-def test_bench_result_prints_milliseconds():
-    text = str(BenchResult(mean=0.002, median=0.0015, min=0.001, n=5))
-    assert text.startswith("1.500 ms median") and "mean 2.000" in text and "n=5" in text
+def test_a_timing_prints_its_median_and_the_middle_half_of_its_runs():
+    result = BenchResult((0.001, 0.002, 0.003, 0.004, 0.100))  # one slow run
+    assert (result.low, result.median, result.high) == (0.002, 0.003, 0.004)
+    assert str(result) == "3.00 ms median (2.00 to 4.00 ms for the middle half of 5 runs)"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"), [(0.1184, "118"), (0.003456, "3.46"), (0.0000214, "0.0214")]
+)
+def test_milliseconds_keep_three_digits(seconds, shown):
+    assert milliseconds(seconds) == shown
+
+
+@pytest.mark.parametrize(("ratio", "shown"), [(34.12, "34"), (3.44, "3.4"), (1.043, "1.04")])
+def test_ratios_are_printed_to_their_size(ratio, shown):
+    assert times_text(ratio) == shown
+
+
+FAST = BenchResult((0.001, 0.0011, 0.0012))
+SLOW = BenchResult((0.010, 0.011, 0.012))
+NEAR = BenchResult((0.00108, 0.0012, 0.0013))  # its middle half overlaps FAST's
+
+
+def test_a_comparison_says_faster_only_when_the_spreads_are_apart():
+    faster = Comparison("v2", FAST, "v1", SLOW)
+    assert faster.verdict == "faster" and faster.ratio == pytest.approx(10)
+    assert str(faster).startswith("v2 ran 10 × faster than v1 (1.10 ms against 11.0 ms")
+    slower = Comparison("v1", SLOW, "v2", FAST)
+    assert slower.verdict == "slower"
+    assert str(slower).startswith("v1 took 10 × as long as v2")
+
+
+def test_overlapping_spreads_are_indistinguishable_whatever_the_medians():
+    same = Comparison("v3", NEAR, "the bare product", FAST)
+    assert NEAR.median > FAST.median and same.verdict == "indistinguishable"
+    assert "took the same time within the spread of their runs" in str(same)
+    assert "faster" not in str(same) and "as long" not in str(same)
+
+
+def test_a_comparison_displays_its_numbers_for_the_book():
+    bundle = Comparison("v2", FAST, "v1", SLOW)._repr_mimebundle_()
+    data = bundle["application/vnd.chapter2.comparison+json"]
+    assert data["verdict"] == "faster" and data["text"] == bundle["text/plain"]
+    assert data["a"] == pytest.approx(
+        {"name": "v2", "median": 0.0011, "low": 0.00105, "high": 0.00115, "n": 3}
+    )

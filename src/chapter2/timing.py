@@ -1,35 +1,144 @@
-"""Timing a JAX call the right way: warm up first, block on every run."""
+"""Timing a JAX call the right way, and comparing two timings by their numbers.
+
+`bench` warms up first, waits for every run and measures while no other page of a parallel
+build computes (`chapter2.quiet`). A timing keeps every run, so it carries its spread: the
+middle half of its runs, from the first quartile to the third, which one slow run (a page
+fault, a thread waking up) does not stretch. A comparison of two timings says "faster" or
+"slower" only when their spreads do not overlap. JAX is imported only by `bench`: the book's
+Sphinx layer reads COMPARISON_MIME from here without it.
+"""
 
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import jax
+from chapter2.quiet import alone
+
+COMPARISON_MIME = "application/vnd.chapter2.comparison+json"
+
+
+def milliseconds(seconds: float) -> str:
+    """A duration in milliseconds with three significant digits: 118, 3.46, 0.0214."""
+    value = seconds * 1e3
+    return f"{value:.0f}" if value >= 99.95 else f"{value:#.3g}"
+
+
+def times_text(ratio: float) -> str:
+    """A ratio as the book prints it: 34, 3.4, 1.04."""
+    if round(ratio, 1) >= 10:
+        return f"{ratio:.0f}"
+    return f"{ratio:.2f}" if ratio < 1.095 else f"{ratio:.1f}"
 
 
 @dataclass(frozen=True)
 class BenchResult:
-    """Seconds per call over `n` timed runs, after one warm-up call."""
+    """Seconds per call of every timed run."""
 
-    mean: float
-    median: float
-    min: float
-    n: int
+    times: tuple[float, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.times)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def low(self) -> float:
+        """The first quartile: a quarter of the runs were faster."""
+        return statistics.quantiles(self.times, n=4, method="inclusive")[0]
+
+    @property
+    def high(self) -> float:
+        """The third quartile: a quarter of the runs were slower."""
+        return statistics.quantiles(self.times, n=4, method="inclusive")[2]
 
     def __str__(self) -> str:
-        ms = {k: getattr(self, k) * 1e3 for k in ("median", "mean", "min")}
         return (
-            "{median:.3f} ms median (mean {mean:.3f}, min {min:.3f}, ".format(**ms) + f"n={self.n})"
+            f"{milliseconds(self.median)} ms median ({milliseconds(self.low)} to "
+            f"{milliseconds(self.high)} ms for the middle half of {self.n} runs)"
         )
 
 
+WARM_UP = (3, 0.05)  # calls and seconds, at the least, before the timed runs
+
+
 def bench(f: Callable, *args, n: int = 20) -> BenchResult:
-    """Time `f(*args)`: one warm-up call (compiles), then `n` runs, each waited for."""
-    jax.block_until_ready(f(*args))
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        jax.block_until_ready(f(*args))
-        times.append(time.perf_counter() - start)
-    return BenchResult(statistics.fmean(times), statistics.median(times), min(times), n)
+    """Time `f(*args)`: warm up (the first call compiles, the next few settle caches and
+    threads), then `n` runs, each waited for, while no other page of a parallel build
+    computes."""
+    import jax
+
+    with alone():
+        calls, start = 0, time.perf_counter()
+        while calls < WARM_UP[0] or time.perf_counter() - start < WARM_UP[1]:
+            jax.block_until_ready(f(*args))
+            calls += 1
+        times = []
+        for _ in range(n):
+            start = time.perf_counter()
+            jax.block_until_ready(f(*args))
+            times.append(time.perf_counter() - start)
+    return BenchResult(tuple(times))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Timing `a` of `a_name` against timing `b` of `b_name`, with the sentence that says it."""
+
+    a_name: str
+    a: BenchResult
+    b_name: str
+    b: BenchResult
+
+    @property
+    def verdict(self) -> str:
+        """faster or slower when the spreads (middle halves of the runs) do not overlap."""
+        if self.a.high < self.b.low:
+            return "faster"
+        if self.b.high < self.a.low:
+            return "slower"
+        return "indistinguishable"
+
+    @property
+    def ratio(self) -> float:
+        """How many times faster `a` ran than `b` (median over median; below 1: slower)."""
+        return self.b.median / self.a.median
+
+    @property
+    def ratio_range(self) -> tuple[float, float]:
+        """The lowest and highest ratio the spreads allow: slow `a` against fast `b`, and back."""
+        return self.b.low / self.a.high, self.b.high / self.a.low
+
+    def __str__(self) -> str:
+        medians = f"{milliseconds(self.a.median)} ms against {milliseconds(self.b.median)} ms"
+        if self.verdict == "faster":
+            said = f"{self.a_name} ran {times_text(self.ratio)} × faster than {self.b_name}"
+        elif self.verdict == "slower":
+            said = f"{self.a_name} took {times_text(1 / self.ratio)} × as long as {self.b_name}"
+        else:
+            said = (
+                f"{self.a_name} and {self.b_name} took the same time "
+                "within the spread of their runs"
+            )
+        runs = (
+            f"{self.a.n} runs each" if self.a.n == self.b.n else f"{self.a.n} and {self.b.n} runs"
+        )
+        return f"{said} ({medians}, medians of {runs})"
+
+    def as_dict(self) -> dict:
+        def timing(result: BenchResult) -> dict:
+            return {"median": result.median, "low": result.low, "high": result.high, "n": result.n}
+
+        return {
+            "text": str(self),
+            "verdict": self.verdict,
+            "ratio": self.ratio,
+            "a": {"name": self.a_name, **timing(self.a)},
+            "b": {"name": self.b_name, **timing(self.b)},
+        }
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {"text/plain": str(self), COMPARISON_MIME: self.as_dict()}
