@@ -1,21 +1,31 @@
+import gzip
+import json
 import socket
+import statistics
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import matplotlib
 import pytest
 
+from chapter2.hlo import kernels
 from chapter2.traces import (
-    durations,
+    Series,
+    Timeline,
     generic_name,
-    plot_timeline,
+    milliseconds,
+    named,
+    outermost,
     read_trace,
     row_labels,
+    step_timeline,
     trace_file,
     trace_files,
 )
 
 matplotlib.use("Agg")
+FROZEN = Path(__file__).parent / "data" / "profile-step"  # five steps of profiling's example
 
 
 @pytest.fixture(scope="module")
@@ -60,13 +70,74 @@ def test_events_hold_the_annotations(log_dir):
     assert trace.thread_of(annotation) != str(annotation["tid"])  # the thread has a name
 
 
-def test_timeline_has_one_row_per_thread_main_thread_first(log_dir):
+def test_a_timeline_draws_only_its_series_one_row_per_thread(log_dir):
     trace = read_trace(log_dir)
-    ax = plot_timeline(trace, {"unit_": ("annotations", "tab:red")})
+    annotations = [e for e in trace.events if e["name"].startswith("unit_")]
+    timeline = Timeline(trace, [Series("annotations", "tab:red", annotations)])
+    ax = timeline.draw()
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert labels[0].startswith("host (") and len(labels) == len(set(labels))
+    assert labels == [row_labels(timeline.rows)[0]] and labels[0].startswith("host (")
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["annotations"]
-    assert len(ax.patches) == 2  # only the highlighted events are drawn
+    assert len(ax.patches) == 2  # only the series' events are drawn
+
+
+@pytest.fixture(scope="module")
+def frozen():
+    """The frozen trace of five steps and the optimized HLO of the step they ran."""
+    trace = read_trace(FROZEN)
+    return trace, step_timeline(
+        trace, "complex_computation", kernels(FROZEN.joinpath("step.hlo.txt").read_text())
+    )
+
+
+def test_the_step_timeline_reads_the_kernels_from_the_hlo(frozen):
+    _, timeline = frozen
+    assert [s.label for s in timeline.series] == [
+        "call of the jitted function",
+        "ynn_fusion = dot, sine, multiply, add, reduce",
+        "wrapped_multiply = multiply",
+    ]
+    assert [len(s.events) for s in timeline.series] == [5, 5, 5]
+
+
+def test_durations_are_medians_of_complete_events_not_markers(frozen):
+    trace, timeline = frozen
+    with gzip.open(FROZEN / "step.trace.json.gz") as fh:
+        raw = json.load(fh)["traceEvents"]
+    kernel = [e["dur"] / 1e3 for e in raw if e.get("ph") == "X" and e["name"] == "ynn_fusion"]
+    markers = [e for e in raw if e.get("name") == "end: ynn_fusion"]
+    assert len(kernel) == len(markers) == 5
+    assert timeline.series[1].median_ms == statistics.median(kernel)
+    assert milliseconds(named(trace, "ynn_fusion")) == kernel
+
+
+def test_a_call_counts_once_though_the_host_records_it_twice(frozen):
+    trace, _ = frozen
+    events = named(trace, "PjitFunction(complex_computation)")
+    assert len(events) == 10 and len(outermost(trace, events)) == 5
+
+
+def test_events_under_a_pixel_are_ticks_and_the_alt_text_says_so(frozen):
+    _, timeline = frozen
+    host, fusion, scale = timeline.series
+    assert [timeline.ticks(s) for s in timeline.series] == [True, False, True]
+    ax = timeline.draw()
+    assert len(ax.patches) == 5 and len(ax.collections) == 10  # bars; ticks
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        host.label + " (tick)",
+        fusion.label,
+        scale.label + " (tick)",
+    ]
+    alt = timeline.alt_text()
+    assert "host (python) row: 5 ticks, call of the jitted function" in alt
+    assert f"XLA execute row: 5 bars, {fusion.label}, {fusion.median_ms:.3g} ms each" in alt
+    assert f"5 ticks, {scale.label}" in alt
+
+
+def test_the_timeline_figure_carries_its_alt_text(frozen):
+    _, timeline = frozen
+    data, metadata = timeline.figure()._repr_mimebundle_()
+    assert data["image/png"] and metadata == {"image/png": {"alt": timeline.alt_text()}}
 
 
 def test_row_labels_number_repeated_roles():
@@ -78,8 +149,3 @@ def test_row_labels_number_repeated_roles():
         "XLA pool",
         "host (other)",
     ]
-
-
-def test_durations_are_milliseconds(log_dir):
-    found = durations(read_trace(log_dir), "unit_")
-    assert len(found) == 2 and all(0 < d < 10_000 for d in found)

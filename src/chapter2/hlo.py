@@ -13,6 +13,8 @@ _LOCATION_TABLES = re.compile(r"^(FileNames|FunctionNames|FileLocations|StackFra
 _TABLE_ROW = re.compile(r"^\d+ ")
 _METADATA = re.compile(r", metadata=\{[^}]*\}")
 _INSTRUCTION = re.compile(r"%([\w.\-]+) = \S+ ([\w\-]+)\(")
+# Instructions that compute nothing of their own: no kernel runs for them.
+BOOKKEEPING = {"parameter", "constant", "tuple", "get-tuple-element", "bitcast"}
 
 
 def lowered_text(f: Callable, *args, **jit_kwargs) -> str:
@@ -95,6 +97,27 @@ def fused_body(text: str, name: str = "fused_computation") -> str:
     """The body of the fused computation called `name` (the first one by default)."""
     start = text.index(f"%{name} ")
     return text[start : text.index("\n}", start) + 2]
+
+
+def kernels(text: str) -> dict[str, list[str]]:
+    """The ENTRY instructions that compute, each with what it computes: a fusion's body as
+    opcodes in order (each once, bookkeeping left out), any other instruction its opcode.
+
+    Their names are the names kernels carry in a profiler trace.
+    """
+    cleaned = clean_hlo(text)
+    found = {}
+    for line in entry_computation(cleaned).splitlines()[1:-1]:
+        named = _INSTRUCTION.search(line)
+        if named is None or named[2] in BOOKKEEPING:
+            continue
+        ops = (
+            opcodes(fused_body(cleaned, called_computation(line)))
+            if named[2] == "fusion"
+            else [named[2]]
+        )
+        found[named[1]] = list(dict.fromkeys(op for op in ops if op not in BOOKKEEPING))
+    return found
 
 
 def dot_operands(text: str) -> tuple[str, str]:

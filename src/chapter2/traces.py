@@ -4,11 +4,14 @@ import gzip
 import json
 import re
 import socket
+import statistics
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+
+from chapter2.figures import Figure
 
 
 def trace_files(log_dir: str | Path) -> list[str]:
@@ -77,35 +80,133 @@ def row_labels(threads: list[str]) -> list[str]:
     return labels
 
 
-def durations(trace: Trace, name_part: str) -> list[float]:
-    """Durations in milliseconds of the events whose name contains `name_part`."""
-    return [e.get("dur", 0) / 1e3 for e in trace.events if name_part in e["name"]]
+def named(trace: Trace, name: str) -> list[dict]:
+    """The complete events called exactly `name`: a kernel `ynn_fusion`, not its marker
+    `end: ynn_fusion`."""
+    return [e for e in trace.events if e["name"] == name]
 
 
-def plot_timeline(trace: Trace, highlight: dict[str, tuple[str, str]], ax=None):
-    """Draw the highlighted events as bars, one row per thread, in the order threads start.
+def outermost(trace: Trace, events: list[dict]) -> list[dict]:
+    """The events not nested in another of them on the same thread (a call of a jitted
+    function records two nested events of one name)."""
 
-    `highlight` maps a substring of an event name to (legend label, colour); other events,
-    and threads with none of these, are not drawn. Time is in milliseconds from the first
-    event of the trace. The legend sits below the axes. Returns the matplotlib Axes.
+    def inside(inner: dict, outer: dict) -> bool:
+        return (
+            inner is not outer
+            and trace.thread_of(inner) == trace.thread_of(outer)
+            and outer["ts"] <= inner["ts"]
+            and inner["ts"] + inner.get("dur", 0) <= outer["ts"] + outer.get("dur", 0)
+        )
+
+    return [e for e in events if not any(inside(e, other) for other in events)]
+
+
+def milliseconds(events: list[dict]) -> list[float]:
+    """The durations of `events` in milliseconds."""
+    return [e.get("dur", 0) / 1e3 for e in events]
+
+
+@dataclass(frozen=True)
+class Series:
+    """Events drawn in one colour, with the legend label that says what they are."""
+
+    label: str
+    colour: str
+    events: list[dict]
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(milliseconds(self.events))
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """What a timeline figure draws: series of events on the rows of their threads.
+
+    The figure, its legend and its alt text are all read from here, so they agree. An event
+    shorter than TICK of the time span would be narrower than a pixel: it is drawn as a tick.
     """
-    if ax is None:
-        _, ax = plt.subplots(figsize=(10, 2.8))
-    start = min(e["ts"] for e in trace.events)
-    drawn = [
-        (event, next(k for k in highlight if k in event["name"]))
-        for event in sorted(trace.events, key=lambda e: e["ts"])
-        if any(k in event["name"] for k in highlight)
-    ]
-    rows = list(dict.fromkeys(trace.thread_of(event) for event, _ in drawn))  # by first event
-    for event, key in drawn:
-        row = rows.index(trace.thread_of(event))
-        left, width = (event["ts"] - start) / 1e3, max(event.get("dur", 0), 1) / 1e3
-        ax.barh(row, width, left=left, height=0.6, color=highlight[key][1], edgecolor="none")
-    ax.set_yticks(range(len(rows)), row_labels(rows))
-    ax.invert_yaxis()
-    ax.set_xlabel("time since the first event (ms)")
-    handles = [plt.Rectangle((0, 0), 1, 1, color=colour) for _, colour in highlight.values()]
-    labels = [label for label, _ in highlight.values()]
-    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=2)
-    return ax
+
+    trace: Trace
+    series: list[Series]
+    TICK = 1 / 400
+
+    @property
+    def start(self) -> float:
+        return min(e["ts"] for s in self.series for e in s.events)
+
+    @property
+    def span_ms(self) -> float:
+        ends = [e["ts"] + e.get("dur", 0) for s in self.series for e in s.events]
+        return (max(ends) - self.start) / 1e3
+
+    @property
+    def rows(self) -> list[str]:
+        """The threads with an event drawn, in the order of their first drawn event."""
+        events = sorted((e for s in self.series for e in s.events), key=lambda e: e["ts"])
+        return list(dict.fromkeys(self.trace.thread_of(e) for e in events))
+
+    def ticks(self, series: Series) -> bool:
+        return series.median_ms < self.TICK * self.span_ms
+
+    def draw(self, ax=None):
+        """Bars (or ticks) per series on the rows of their threads, the legend below the axes.
+        Time is in milliseconds from the first event drawn. Returns the matplotlib Axes."""
+        if ax is None:
+            _, ax = plt.subplots(figsize=(10, 2.8))
+        rows = self.rows
+        for series in self.series:
+            for event in series.events:
+                row = rows.index(self.trace.thread_of(event))
+                left = (event["ts"] - self.start) / 1e3
+                if self.ticks(series):
+                    ax.vlines(left, row - 0.3, row + 0.3, color=series.colour, linewidth=1.5)
+                else:
+                    width = event.get("dur", 0) / 1e3
+                    ax.barh(row, width, left=left, height=0.6, color=series.colour, lw=0.5, ec="w")
+        ax.set_yticks(range(len(rows)), row_labels(rows))
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        ax.set_xlabel("time since the first event drawn (ms)")
+        handles = [
+            plt.Line2D([], [], color=s.colour, marker="|", linestyle="none", markersize=12)
+            if self.ticks(s)
+            else plt.Rectangle((0, 0), 1, 1, color=s.colour)
+            for s in self.series
+        ]
+        labels = [s.label + (" (tick)" if self.ticks(s) else "") for s in self.series]
+        ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=1)
+        return ax
+
+    def alt_text(self) -> str:
+        """What the figure shows, row by row, in words."""
+        labels = dict(zip(self.rows, row_labels(self.rows), strict=True))
+        parts = []
+        for series in self.series:
+            rows = sorted({labels[self.trace.thread_of(e)] for e in series.events})
+            drawn = "ticks" if self.ticks(series) else "bars"
+            parts.append(
+                f"{' and '.join(rows)} row: {len(series.events)} {drawn}, {series.label}, "
+                f"{series.median_ms:.3g} ms each (median)"
+            )
+        return f"Timeline of {self.span_ms:.0f} ms, one row per thread. " + "; ".join(parts) + "."
+
+    def figure(self) -> Figure:
+        """The drawn timeline with its alt text."""
+        ax = self.draw()
+        return Figure.of(ax.figure, self.alt_text())
+
+
+def step_timeline(trace: Trace, function: str, kernels: dict[str, list[str]]) -> Timeline:
+    """The host's calls of the jitted `function` and the kernels it ran, one series each.
+
+    `kernels` maps each kernel's name to what it computes (`chapter2.hlo.kernels` reads them
+    from the optimized HLO); a kernel the trace did not record is left out.
+    """
+    colours = iter(["tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"])
+    calls = outermost(trace, named(trace, f"PjitFunction({function})"))
+    series = [Series("call of the jitted function", "tab:blue", calls)]
+    for name, body in kernels.items():
+        if named(trace, name):
+            label = f"{name} = {', '.join(body)}"
+            series.append(Series(label, next(colours), named(trace, name)))
+    return Timeline(trace, series)

@@ -5,7 +5,7 @@ import gzip
 
 import jax
 
-from claims.breaking import can_fail, debug_info_always
+from claims.breaking import can_fail, debug_info_always, xla_options
 
 
 def raw_new_style_keys(mp):
@@ -45,6 +45,7 @@ BREAKERS = {
     "trace-annotation-in-trace": annotations_not_recorded,
     "named-scope-debug-info": debug_info_always(True),
     "device-memory-profile": memory_profile_uncompressed,
+    "profiled-step-kernels": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
 }
 FORCED = []
 

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from chapter2.claims.registry import Observation, claim
-from chapter2.hlo import compiled_text, instruction_names
+from chapter2.hlo import compiled_text, entry_computation, instruction_names, kernels
 from chapter2.traces import generic_name, read_trace, trace_files
 
 
@@ -35,6 +35,34 @@ def _typed_keys() -> Observation:
             "key(0) has a key dtype": bool(jnp.issubdtype(new.dtype, jax.dtypes.prng_key)),
             "key(0) + 1": added,
             "key(0) dtype": str(new.dtype),
+        },
+    )
+
+
+@claim("profiled-step-kernels")
+def _profiled_step() -> Observation:
+    """On the CPU, XLA compiles complex_computation (mean(sin(x @ y) * x + y) on 2000 x 2000
+    arrays) into two kernels: ynn_fusion, a YNNPACK fusion holding the product, the sine, the
+    multiply, the add and the sum, then wrapped_multiply, which multiplies the sum by 1/N."""
+
+    def complex_computation(x, y):
+        return jnp.mean(jnp.sin(jnp.dot(x, y)) * x + y)
+
+    x = jax.ShapeDtypeStruct((2000, 2000), jnp.float32)
+    hlo = compiled_text(complex_computation, x, x)
+    return Observation(
+        expected={
+            "kernels": {
+                "ynn_fusion": ["dot", "sine", "multiply", "add", "reduce"],
+                "wrapped_multiply": ["multiply"],
+            },
+            "is a __ynn_fusion": True,
+            "1/N is a constant of the step": True,
+        },
+        observed={
+            "kernels": kernels(hlo),
+            "is a __ynn_fusion": '"kind":"__ynn_fusion"' in hlo,
+            "1/N is a constant of the step": f"constant({1 / 2000**2:g})" in entry_computation(hlo),
         },
     )
 
