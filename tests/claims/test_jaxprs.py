@@ -6,7 +6,6 @@ import jax.numpy as jnp
 from jax import lax
 from jax._src import core, pjit
 
-from chapter2.claims import jaxprs as jaxprs_claims
 from claims.breaking import can_fail
 
 
@@ -46,10 +45,10 @@ def cond_branches_true_first(mp):
     mp.setattr(lax, "cond", lambda pred, t, f, *ops: real(jnp.logical_not(pred), f, t, *ops))
 
 
-def dead_reduce_kept(mp):
-    """An XLA that keeps the unused reduce (no pass option turns dead-code elimination off,
-    so this patches the HLO reader the check uses)."""
-    mp.setattr(jaxprs_claims, "has_op", lambda text, opcode: True)
+def dead_code_kept_when_lowering(mp):
+    """A JAX that lowers every equation, used or not, as keep_unused=True does."""
+    real = jax.jit
+    mp.setattr(jax, "jit", lambda f, **kw: real(f, **{**kw, "keep_unused": True}))
 
 
 def intermediate_materialized(mp):
@@ -66,7 +65,7 @@ BREAKERS = {
     "library-functions-custom-jvp": relu_without_custom_jvp,
     "python-if-on-tracer": bool_raises_concretization_error,
     "cond-int32-false-first": cond_branches_true_first,
-    "grad-jaxpr-dead-code": dead_reduce_kept,
+    "grad-jaxpr-dead-code": dead_code_kept_when_lowering,
     "jaxpr-intermediate-not-materialized": intermediate_materialized,
 }
 FORCED = []

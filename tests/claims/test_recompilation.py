@@ -35,6 +35,11 @@ def cache_per_wrapper(mp):
     )
 
 
+def trace_every_call(mp):
+    """A jit that traces its function again on every call, so it sees every global afresh."""
+    mp.setattr(jax, "jit", lambda f, **kw: lambda *a: REAL_JIT(lambda *b: f(*b), **kw)(*a))
+
+
 def misses_unexplained(mp):
     """A JAX without cache-miss explanations."""
     mp.setattr(jax, "explain_cache_misses", lambda on=True: contextlib.nullcontext())
@@ -55,6 +60,7 @@ BREAKERS = {
     "x32-weak-type-cache-keys": config_option("jax_enable_x64", True),
     "lax-cond-one-compilation": cond_as_python_if,
     "function-identity-cache": cache_per_wrapper,
+    "global-change-not-retraced": trace_every_call,
     "explain-cache-misses": misses_unexplained,
     "persistent-cache-defaults": config_option("jax_persistent_cache_min_compile_time_secs", 0.0),
     "persistent-cache-across-processes": caches_not_shared,

@@ -34,6 +34,43 @@ def _static_argnums() -> Observation:
     )
 
 
+_scale = 2.0  # a global that a jitted function reads
+
+
+@claim("global-change-not-retraced")
+def _global_change() -> Observation:
+    """A jitted function reads a global once, while it is traced: after the global changes, a
+    call compiles nothing and returns a result computed with the old value. Only a new trace
+    (here: a new function object) sees the new value."""
+    global _scale
+    _scale = 2.0
+
+    def scaled(v):
+        return v * _scale
+
+    jitted = jax.jit(scaled)
+    with CompileCounter("scaled") as compiled:
+        before = float(jitted(jnp.ones(())))
+        _scale = 10.0
+        after = float(jitted(jnp.ones(())))
+    retraced = float(jax.jit(lambda v: scaled(v))(jnp.ones(())))
+    _scale = 2.0
+    return Observation(
+        expected={
+            "before the change": 2.0,
+            "after the change": 2.0,
+            "compilations": 1,
+            "a new function object": 10.0,
+        },
+        observed={
+            "before the change": before,
+            "after the change": after,
+            "compilations": compiled.count,
+            "a new function object": retraced,
+        },
+    )
+
+
 @claim("x32-weak-type-cache-keys")
 def _weak_types() -> Observation:
     """With jax_enable_x64 off (the default), a float64 NumPy array is canonicalized to float32
@@ -85,26 +122,26 @@ def _lax_cond() -> Observation:
     )
 
 
-def _base(v, a):
-    return v * a
-
-
 @claim("function-identity-cache")
 def _function_identity() -> Observation:
     """jit's cache is keyed by the function object: a new lambda or a new functools.partial in
     every iteration compiles every time (3 calls, 3 compilations), while re-wrapping the same
     function with jax.jit, or creating the partial once, compiles once."""
     v = jnp.ones(3)  # made first: inside the blocks only the functions below compile
+
+    def base(t, a):  # made anew by every run of this check, so no earlier run's cache counts
+        return t * a
+
     with CompileCounter() as new_lambda:
         for _ in range(3):
             jax.jit(lambda t: t * 2)(v)
     with CompileCounter() as new_partial:
         for _ in range(3):
-            jax.jit(functools.partial(_base, a=2.0))(v)
+            jax.jit(functools.partial(base, a=2.0))(v)
     with CompileCounter() as rewrapped:
         for _ in range(3):
-            jax.jit(_base)(v, 2.0)
-    once = jax.jit(functools.partial(_base, a=3.0))
+            jax.jit(base)(v, 2.0)
+    once = jax.jit(functools.partial(base, a=3.0))
     with CompileCounter() as partial_once:
         for _ in range(3):
             once(v)

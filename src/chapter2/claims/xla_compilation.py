@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from chapter2.cases import ynn
 from chapter2.claims.registry import Kind, Observation, claim
@@ -136,24 +137,58 @@ def _constant_folding() -> Observation:
     )
 
 
-@claim("no-value-changing-simplification")
-def _simplification() -> Observation:
-    """XLA simplifies x*1.0 + 0.0 to a copy of x, but keeps the add and the subtract of
-    (x+y)-x: rewriting it to y would change IEEE float results, as (1e8 + 1) - 1e8 = 0 in
-    float32 shows."""
-    v = jnp.ones((16, 16))
-    identity = clean_hlo(compiled_text(lambda x: x * 1.0 + 0.0, v))
-    cancel = clean_hlo(compiled_text(lambda x, y: (x + y) - x, v, v))
-    big = jax.jit(lambda x, y: (x + y) - x)(jnp.float32(1e8), jnp.float32(1.0))
+@claim("simplifier-keeps-negative-zero")
+def _negative_zero() -> Observation:
+    """XLA simplifies x * 1.0 + 0.0 to a copy of x, which is not exact in IEEE arithmetic: for
+    x = -0.0 the jitted function returns -0.0, where eager JAX and NumPy compute +0.0."""
+    zero = jnp.array([-0.0], jnp.float32)
+
+    def f(x):
+        return x * 1.0 + 0.0
+
     return Observation(
         expected={
             "x*1.0+0.0 compiles to": "copy",
-            "(x+y)-x keeps add, subtract": [True, True],
+            "negative sign under jit, eagerly, in NumPy": [True, False, False],
+        },
+        observed={
+            "x*1.0+0.0 compiles to": root_opcode(clean_hlo(compiled_text(f, zero))),
+            "negative sign under jit, eagerly, in NumPy": [
+                bool(np.signbit(jax.jit(f)(zero))[0]),
+                bool(np.signbit(f(zero))[0]),
+                bool(np.signbit(f(np.asarray(zero)))[0]),
+            ],
+        },
+    )
+
+
+@claim("cancellation-rewrite-integers-only")
+def _cancellation() -> Observation:
+    """XLA rewrites (x + y) - x to y for int32 arrays (a copy of y), and for float32 arrays
+    only with xla_cpu_enable_fast_math on; by default it keeps their add and subtract: there
+    the rewrite would change results, as (1e8 + 1) - 1e8 = 0 in float32 shows."""
+
+    def cancel(x, y):
+        return (x + y) - x
+
+    v = jnp.ones((16, 16))
+    floats = clean_hlo(compiled_text(cancel, v, v))
+    fast = jax.jit(cancel).lower(v, v).compile({"xla_cpu_enable_fast_math": True})
+    ints = jnp.ones((16, 16), jnp.int32)
+    integers = clean_hlo(compiled_text(cancel, ints, ints))
+    big = jax.jit(cancel)(jnp.float32(1e8), jnp.float32(1.0))
+    return Observation(
+        expected={
+            "float32 keeps add, subtract": [True, True],
+            "int32, float32 with fast math compile to": ["copy", "copy"],
             "(1e8 + 1) - 1e8": 0.0,
         },
         observed={
-            "x*1.0+0.0 compiles to": root_opcode(identity),
-            "(x+y)-x keeps add, subtract": [has_op(cancel, "add"), has_op(cancel, "subtract")],
+            "float32 keeps add, subtract": [has_op(floats, "add"), has_op(floats, "subtract")],
+            "int32, float32 with fast math compile to": [
+                root_opcode(integers),
+                root_opcode(clean_hlo(fast.as_text())),
+            ],
             "(1e8 + 1) - 1e8": float(big),
         },
     )
