@@ -18,7 +18,7 @@ _COMPILING = re.compile(
 
 
 @contextmanager
-def _jax_log_records():
+def jax_log_records():
     """Collect every record of the `jax` logger; JAX's own handlers stay quiet meanwhile."""
     records: list[logging.LogRecord] = []
 
@@ -52,7 +52,7 @@ class CompileCounter:
         self._log: list[logging.LogRecord] = []
 
     def __enter__(self):
-        self._records = _jax_log_records()
+        self._records = jax_log_records()
         self._log = self._records.__enter__()
         self._compiles = jax.log_compiles(True)
         self._compiles.__enter__()
@@ -81,7 +81,7 @@ class CompileCounter:
 def explained_cache_misses():
     """Turn on `jax_explain_cache_misses` and yield the list of explanations JAX logs."""
     explanations: list[str] = []
-    with _jax_log_records() as records, jax.explain_cache_misses(True):
+    with jax_log_records() as records, jax.explain_cache_misses(True):
         try:
             yield explanations
         finally:

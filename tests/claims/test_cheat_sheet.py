@@ -11,7 +11,15 @@ def step_annotations_removed(mp):
     mp.delattr(jax.profiler, "StepTraceAnnotation")
 
 
-BREAKERS = {"cheat-sheet-apis-exist": step_annotations_removed}
+def log_compiles_switches_on(mp):
+    """A jax.log_compiles(True) that turns logging on when called, like a setter."""
+    mp.setattr(jax, "log_compiles", lambda value=True: jax.config.update("jax_log_compiles", value))
+
+
+BREAKERS = {
+    "cheat-sheet-apis-exist": step_annotations_removed,
+    "log-compiles-context-manager": log_compiles_switches_on,
+}
 FORCED = []
 
 test_can_fail = can_fail(BREAKERS)

@@ -6,6 +6,7 @@ import jax
 import jax.numpy
 
 from chapter2.claims.registry import Observation, claim
+from chapter2.compiles import jax_log_records
 
 # (what to write, where it lives in the installed JAX, what it does); an XLA flag lives nowhere
 APIS = [
@@ -88,7 +89,16 @@ APIS = [
         "turn YNNPACK library fusion off on the CPU",
     ),
     ("x.format.layout", "array:format", "the physical layout of an array"),
-    ("jax.log_compiles(True)", "jax.log_compiles", "log every XLA compilation"),
+    (
+        "with jax.log_compiles():",
+        "jax.log_compiles",
+        "log every XLA compilation inside the block (a bare call logs nothing)",
+    ),
+    (
+        "jax.config.update('jax_log_compiles', True)",
+        "config:jax_log_compiles",
+        "log every XLA compilation from now on",
+    ),
     (
         "jax.config.update('jax_explain_cache_misses', True)",
         "config:jax_explain_cache_misses",
@@ -157,4 +167,46 @@ def _apis_exist() -> Observation:
             "missing": [w for w in checked if not resolves(w)],
             "checked": len(checked),
         },
+    )
+
+
+def _compile_something_new() -> None:
+    jax.jit(lambda v: v * 3 + 1)(jax.numpy.ones(3))
+
+
+def _compilations_logged(run) -> int:
+    """How many compilations JAX logs while `run()` runs."""
+    with jax_log_records() as records:
+        run()
+    return sum(r.getMessage().startswith("Compiling") for r in records)
+
+
+def _bare_call() -> None:
+    jax.log_compiles(True)
+    _compile_something_new()
+
+
+def _with_block() -> None:
+    with jax.log_compiles(True):
+        _compile_something_new()
+
+
+def _option_set() -> None:
+    jax.config.update("jax_log_compiles", True)
+    _compile_something_new()
+
+
+@claim("log-compiles-context-manager")
+def _log_compiles() -> Observation:
+    """jax.log_compiles(True) on its own logs nothing: it returns a context manager, and only
+    the compilations inside `with jax.log_compiles():` are logged (or all of them, once
+    jax.config.update('jax_log_compiles', True) is set)."""
+    saved = jax.config.jax_log_compiles
+    try:
+        logged = [_compilations_logged(run) for run in (_bare_call, _with_block, _option_set)]
+    finally:
+        jax.config.update("jax_log_compiles", saved)
+    return Observation(
+        expected={"logged after a bare call, in a with block, with the option": [0, 1, 1]},
+        observed={"logged after a bare call, in a with block, with the option": logged},
     )
