@@ -6,6 +6,7 @@ from collections import Counter
 import jax
 import jax.numpy as jnp
 import pytest
+from jax import lax
 
 from chapter2 import exercises, solutions
 from chapter2.cases.distances import distances_v1
@@ -17,7 +18,7 @@ def test_unanswered_exercises_say_so():
         [
             exercises.check_histogram,
             exercises.check_prediction,
-            exercises.check_fusion_report,
+            lambda answer: exercises.check_fusion_report(answer, None),
             exercises.check_safe_distance,
         ],
         start=1,
@@ -28,17 +29,22 @@ def test_unanswered_exercises_say_so():
         )
 
 
+def test_exercise_3_asks_for_h2_once_the_report_is_right():
+    result = exercises.check_fusion_report(solutions.fusion_report, None)
+    assert result.passed is None and "define h2(t)" in result.sentence
+
+
 @pytest.mark.parametrize(
-    ("check", "solution"),
+    ("check", "answer"),
     [
-        (exercises.check_histogram, solutions.primitive_histogram),
-        (exercises.check_prediction, solutions.predicted_compiles),
-        (exercises.check_fusion_report, solutions.fusion_report),
-        (exercises.check_safe_distance, solutions.safe_pairwise_distance),
+        (exercises.check_histogram, (solutions.primitive_histogram,)),
+        (exercises.check_prediction, (solutions.predicted_compiles,)),
+        (exercises.check_fusion_report, (solutions.fusion_report, solutions.h2)),
+        (exercises.check_safe_distance, (solutions.safe_pairwise_distance,)),
     ],
 )
-def test_reference_solutions_pass(check, solution):
-    result = check(solution)
+def test_reference_solutions_pass(check, answer):
+    result = check(*answer)
     assert result.passed is True and str(result).startswith("✅")
 
 
@@ -99,13 +105,34 @@ def reports_flops(f, *args):
 
 
 def test_a_report_on_the_unoptimized_hlo_is_rejected():
-    result = exercises.check_fusion_report(counts_unoptimized_hlo)
+    result = exercises.check_fusion_report(counts_unoptimized_hlo, solutions.h2)
     assert result.passed is False and "are you reading the optimized HLO?" in result.sentence
 
 
 def test_a_report_of_flops_instead_of_bytes_is_rejected():
-    result = exercises.check_fusion_report(reports_flops)
+    result = exercises.check_fusion_report(reports_flops, solutions.h2)
     assert result.passed is False and "is it XLA's 'bytes accessed'?" in result.sentence
+
+
+def barrier_in_the_wrong_place(t):
+    """The barrier around the input: nothing is split, no fusion is added."""
+    return jnp.tanh(lax.optimization_barrier(t) * 3.0 + 1.0) ** 2
+
+
+def barrier_that_changes_values(t):
+    return jnp.tanh(lax.optimization_barrier(t * 2.0 + 1.0)) ** 2
+
+
+def test_an_h2_without_a_fusion_boundary_is_rejected():
+    result = exercises.check_fusion_report(solutions.fusion_report, barrier_in_the_wrong_place)
+    assert result.passed is False and "no more than h1's" in result.sentence
+
+
+def test_an_h2_that_computes_other_values_is_rejected():
+    result = exercises.check_fusion_report(solutions.fusion_report, barrier_that_changes_values)
+    assert (
+        result.passed is False and "a barrier must not change what is computed" in result.sentence
+    )
 
 
 # --- exercise 4 ------------------------------------------------------------------------------
@@ -124,6 +151,16 @@ def squared_only(X, Y):
 def test_a_distance_whose_gradient_has_nan_is_rejected(wrong):
     result = exercises.check_safe_distance(wrong)
     assert result.passed is False and "the gradient holds nan or inf" in result.sentence
+
+
+def safe_for_self_distances_only(X, Y):
+    """Safe when both arguments are the same array (as in D(X, X)), plain v1 otherwise."""
+    return solutions.safe_pairwise_distance(X, Y) if X is Y else distances_v1(X, Y)
+
+
+def test_a_distance_safe_only_for_d_of_x_x_is_rejected():
+    result = exercises.check_safe_distance(safe_for_self_distances_only)
+    assert result.passed is False and "the gradient with respect to Y" in result.sentence
 
 
 def test_squared_distances_are_rejected_as_wrong_values():

@@ -13,6 +13,7 @@ import numpy as np
 from jax import lax
 
 from chapter2.compiles import CompileCounter
+from chapter2.hlo import compiled_text, count_fusions
 
 
 @dataclass(frozen=True)
@@ -117,15 +118,23 @@ def check_prediction(predicted_compiles) -> SelfCheck:
     return SelfCheck(2, True, f"{measured} compilations, as you predicted.")
 
 
-def check_fusion_report(fusion_report: Callable | None) -> SelfCheck:
-    """Exercise 3: (number of fusions, bytes accessed) of the optimized program."""
+def h1(t):
+    """Exercise 3's function: an elementwise chain."""
+    return jnp.tanh(t * 3.0 + 1.0) ** 2
+
+
+def _with_barrier(t):
+    return jnp.tanh(lax.optimization_barrier(t * 3.0 + 1.0)) ** 2
+
+
+def check_fusion_report(fusion_report: Callable | None, h2: Callable | None) -> SelfCheck:
+    """Exercise 3: (number of fusions, bytes accessed) of the optimized program, and h2, h1
+    with a barrier, which must compile to more fusions and compute the same values."""
     if fusion_report is None:
         return _unanswered(3, "fusion_report", "(f, *args)")
-    h1 = lambda t: jnp.tanh(t * 3.0 + 1.0) ** 2  # noqa: E731
-    h2 = lambda t: jnp.tanh(lax.optimization_barrier(t * 3.0 + 1.0)) ** 2  # noqa: E731
     t = jax.random.normal(jax.random.key(123), (256, 384))
     nbytes = t.size * 4
-    (f1, b1), (f2, b2) = fusion_report(h1, t), fusion_report(h2, t)
+    (f1, b1), (f2, b2) = fusion_report(h1, t), fusion_report(_with_barrier, t)
     if not all(isinstance(f, int | np.integer) for f in (f1, f2)):
         return SelfCheck(3, False, f"the number of fusions should be a whole number, not {f1!r}.")
     if f1 < 1:
@@ -155,7 +164,30 @@ def check_fusion_report(fusion_report: Callable | None) -> SelfCheck:
             False,
             f"twice the elements should double the bytes: {b1:,.0f} became {b_double:,.0f}.",
         )
-    return SelfCheck(3, True, f"h1 has {f1} fusion(s), h2 {f2}, and h2 moves the intermediate.")
+    if h2 is None:
+        return _unanswered(3, "h2", "(t), h1 with lax.optimization_barrier around t * 3.0 + 1.0,")
+    yours = count_fusions(compiled_text(h2, t))
+    if yours <= f1:
+        return SelfCheck(
+            3,
+            False,
+            f"your h2 compiles to {yours} fusion(s), no more than h1's {f1}: does the barrier "
+            "sit between t * 3.0 + 1.0 and the tanh?",
+        )
+    difference = float(jnp.max(jnp.abs(h2(t) - h1(t))))
+    if difference > 1e-6:
+        return SelfCheck(
+            3,
+            False,
+            f"your h2 differs from h1 by up to {difference:.2g}: a barrier must not change what "
+            "is computed.",
+        )
+    return SelfCheck(
+        3,
+        True,
+        f"h1 has {f1} fusion(s), h2 {yours}, h2 moves the intermediate, and both give the same "
+        "values.",
+    )
 
 
 def _analytic_gradient(X: np.ndarray) -> np.ndarray:
@@ -191,4 +223,14 @@ def check_safe_distance(safe_pairwise_distance: Callable | None) -> SelfCheck:
         )
     if not np.allclose(grad, _analytic_gradient(X.astype(np.float64)), rtol=1e-4, atol=1e-4):
         return SelfCheck(4, False, "the gradient is finite but differs from the analytic one.")
-    return SelfCheck(4, True, "the distances match and the gradient is finite and right.")
+    grad_y = jax.grad(lambda W: jnp.sum(safe_pairwise_distance(jnp.asarray(X), W)))(jnp.asarray(Y))
+    if not bool(jnp.isfinite(grad_y).all()):
+        return SelfCheck(
+            4,
+            False,
+            "the gradient with respect to Y holds nan or inf where a row of Y equals a row of "
+            "X: the distance must be safe for any two sets, not only for D(X, X).",
+        )
+    return SelfCheck(
+        4, True, "the distances match, and the gradients in X and in Y are finite and right."
+    )
