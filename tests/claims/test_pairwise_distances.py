@@ -21,7 +21,8 @@ BREAKERS = {
     "same-key-prefix": key_reuse_draws_afresh("normal"),
     "vmap-and-broadcast-compile-alike": xla_options(xla_disable_hlo_passes="fusion"),
     "gram-one-dot-fewer-flops": xla_options(xla_disable_hlo_passes="transpose-folding"),
-    "gram-cancellation-centring-fixes": gram_computed_exactly,
+    "gram-epilogue-in-product-fusion": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
+    "gram-cancellation-centring-shrinks": gram_computed_exactly,
     "sqrt-gradient-at-zero": sqrt_with_a_safe_gradient,
 }
 FORCED = []

@@ -2,7 +2,7 @@
 
 Four versions, each a refactoring of the one before: v0 (two vmaps over a pair function), v1
 (explicit broadcasting), v2 (the Gram identity, one matrix product), v3 (v2 on centred data,
-which removes v2's cancellation far from the origin), and a distance whose gradient is safe
+which shrinks v2's cancellation far from the origin), and a distance whose gradient is safe
 where two points coincide. `evidence` compiles a version and reads what XLA made of it.
 """
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from chapter2.cases import distances as dist
 from chapter2.claims.registry import Observation, claim
+from chapter2.hlo import compiled_text, kernels
 
 N, M, D = 1000, 1500, 64
 
@@ -75,7 +76,26 @@ def _v2() -> Observation:
     )
 
 
-@claim("gram-cancellation-centring-fixes")
+@claim("gram-epilogue-in-product-fusion")
+def _v2_one_fusion() -> Observation:
+    """XLA compiles v2 into a single YNNPACK fusion whose body holds the row norms, the matrix
+    product, and the subtract, add, maximum and square root around it."""
+    hlo = compiled_text(dist.distances_v2, *_points())
+    found = kernels(hlo)
+    body = next(iter(found.values()), [])
+    return Observation(
+        expected={"kernels": 1, "is a __ynn_fusion": True, "body holds all of them": True},
+        observed={
+            "kernels": len(found),
+            "is a __ynn_fusion": '"kind":"__ynn_fusion"' in hlo,
+            "body holds all of them": {"reduce", "dot", "subtract", "add", "maximum", "sqrt"}
+            <= set(body),
+            "body": body,
+        },
+    )
+
+
+@claim("gram-cancellation-centring-shrinks")
 def _cancellation() -> Observation:
     """With every coordinate moved by +100, v2 loses to cancellation (largest error above
     1e-2, self-distances far from 0), while v1 and v3 stay within 1e-4 of float64 and v3's

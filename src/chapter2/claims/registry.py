@@ -10,6 +10,8 @@ its Note on that page carries the label `claim-<id>`.
 import inspect
 import json
 import re
+import sys
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -84,6 +86,32 @@ class Claim:
         return f"claim-{self.id}"
 
 
+def _names_used(code: types.CodeType) -> set[str]:
+    """The global names a function's code reads, nested functions' code included."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_used(const)
+    return names
+
+
+def check_source(check: Callable) -> str:
+    """The check's source, followed by that of every function of its module it calls (and
+    they call), so the reader of a verdict sees all the code that reached it."""
+    module = sys.modules[check.__module__]
+    shown = [check]
+    for function in shown:
+        for name in sorted(_names_used(function.__code__)):
+            found = getattr(module, name, None)
+            if (
+                inspect.isfunction(found)
+                and found.__module__ == module.__name__
+                and found not in shown
+            ):
+                shown.append(found)
+    return "\n\n".join(inspect.getsource(f).rstrip() for f in shown) + "\n"
+
+
 def status_of(kind: Kind, matches: bool | None) -> Status:
     """The one rule: `matches` is None when the check could not run on this JAX."""
     if kind is Kind.OBSERVED and matches is not None:
@@ -155,7 +183,7 @@ class Verdict:
             "expected": self.observation.expected if self.observation else None,
             "observed": self.observation.observed if self.observation else None,
             "evidence": self.evidence,
-            "check_source": inspect.getsource(self.claim.check),
+            "check_source": check_source(self.claim.check),
             **self.versions,
         }
 
