@@ -187,7 +187,7 @@ def drift(session: nox.Session) -> None:
     session.run(
         str(interpreter),
         "-m",
-        "chapter2.drift",
+        "chapter2.claims.drift",
         str(claims_json),
         str(build / "html" / "failed-pages.json"),
         "--out",
@@ -228,7 +228,7 @@ def matrix(session: nox.Session) -> None:
     session.run(
         sys.executable,
         "-m",
-        "chapter2.matrix",
+        "chapter2.claims.matrix",
         str(folder),
         env={"PYTHONPATH": str(ROOT / "src")},
         external=True,

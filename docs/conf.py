@@ -1,15 +1,12 @@
 """Sphinx configuration of the book: MyST-NB pages executed against the installed JAX."""
 
 import os
-import sys
 from pathlib import Path
+
+from book.cache import cache_folder  # the book's Sphinx layer, installed with the project
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
-# The book's own Sphinx layer (docs/_ext/book) and its entry points (docs/_ext/*.dist-info).
-sys.path.insert(0, str(DOCS / "_ext"))
-
-from book.cache import cache_folder  # noqa: E402
 
 project = "Optimizing JAX Code for Performance"
 author = "The chapter2 authors"

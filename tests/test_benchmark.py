@@ -6,12 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import build_benchmark  # tools/ is on pytest's pythonpath (pyproject.toml)
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-import build_benchmark  # noqa: E402
 
 RECORDED = json.loads((ROOT / "data" / "benchmarks" / "build.json").read_text())
 

@@ -34,7 +34,6 @@ def make_book(tmp_path: Path, pages: dict[str, list[str]]) -> Path:
     docs = tmp_path / "docs"
     docs.mkdir(parents=True)
     shutil.copy(ROOT / "docs" / "conf.py", docs)
-    shutil.copytree(ROOT / "docs" / "_ext", docs / "_ext", ignore=shutil.ignore_patterns("__py*"))
     shutil.copytree(ROOT / "docs" / "_static", docs / "_static")
     toctree = "\n".join(pages)
     (docs / "index.md").write_text(f"# Tiny book\n\n```{{toctree}}\n:numbered:\n{toctree}\n```\n")

@@ -82,15 +82,47 @@ def test_claim_is_verified_on_its_home_page_right_after_its_note(claim_id):
     assert "```{code-cell}" not in between[: between.rindex(":::")], "the Note holds no cell"
 
 
+def page_tests(page: str):
+    """The can-fail data of a page: tests/claims/test_<page>.py, with BREAKERS and FORCED."""
+    return importlib.import_module(f"claims.test_{page.replace('-', '_')}")
+
+
 @pytest.mark.parametrize("claim_id", sorted(ALL))
-def test_every_claim_has_a_can_fail_test(claim_id):
+def test_every_claim_can_fail(claim_id, monkeypatch):
+    """An asserted claim drifts once its page's breaker makes JAX behave otherwise; an observed
+    one reports each outcome its page forces."""
     entry = ALL[claim_id]
-    tests = importlib.import_module(f"claims.test_{entry.page.replace('-', '_')}")
+    tests = page_tests(entry.page)
     if entry.kind is Kind.ASSERTED:
-        assert claim_id in tests.BREAKERS
-    else:
-        forced = [status for cid, _, status, _ in tests.FORCED if cid == claim_id]
-        assert forced, f"{claim_id} needs a forced outcome in {tests.__name__}"
+        breaker = getattr(tests, "BREAKERS", {}).get(claim_id)
+        assert breaker, f"{claim_id} needs an entry in BREAKERS of {tests.__name__}"
+        with monkeypatch.context() as mp:
+            undo = breaker(mp)
+            try:
+                verdict = evaluate(claim_id)
+            finally:
+                if undo is not None:
+                    undo()
+        assert verdict.status is Status.DRIFTED, (
+            f"{breaker.__name__} in {tests.__name__} left {claim_id} {verdict.status}: "
+            f"{verdict.evidence}"
+        )
+        return
+    forced = [f for f in getattr(tests, "FORCED", []) if f[0] == claim_id]
+    assert forced, f"{claim_id} needs a forced outcome in FORCED of {tests.__name__}"
+    for _, force, status, reported in forced:
+        with monkeypatch.context() as mp:
+            force(mp)
+            verdict = evaluate(claim_id)
+        assert verdict.status is status and reported in verdict.evidence, verdict.evidence
+
+
+@pytest.mark.parametrize("page", sorted({c.page for c in ALL.values()}))
+def test_can_fail_data_names_only_claims_of_its_page(page):
+    tests = page_tests(page)
+    listed = set(getattr(tests, "BREAKERS", {})) | {f[0] for f in getattr(tests, "FORCED", [])}
+    mine = {claim_id for claim_id, entry in ALL.items() if entry.page == page}
+    assert listed <= mine, f"{tests.__name__} lists claims of no such page: {listed - mine}"
 
 
 # --- how a verdict is made --------------------------------------------------------------------
@@ -172,7 +204,7 @@ def test_a_claim_id_is_registered_once(empty_registry):
 
 
 def test_a_claims_page_comes_from_its_module():
-    assert page_of("chapter2.claims.xla_compilation") == "xla-compilation"
+    assert page_of("chapter2.claims.pages.xla_compilation") == "xla-compilation"
     assert ALL["cost-analysis-dict"].page == "xla-compilation"
     assert ALL["cost-analysis-dict"].label == "claim-cost-analysis-dict"
 
@@ -196,6 +228,13 @@ def test_verdict_data_carries_what_the_docs_layer_renders():
     assert data["check_source"].lstrip().startswith("@claim(") and data["jax"] == jax.__version__
     bundle = evaluate("typed-prng-keys")._repr_mimebundle_()
     assert bundle[registry.VERDICT_MIME] == data and bundle["text/plain"].startswith("[typed")
+
+
+def test_the_source_shown_with_a_verdict_includes_the_module_functions_the_check_calls():
+    source = evaluate("trace-files").as_dict()["check_source"]
+    assert source.index('@claim("trace-files")') < source.index("def _traced_step(")
+    assert source.count("def _traced_step(") == 1  # a helper called twice is shown once
+    assert "def generic_name(" not in source  # engine functions are on the helpers page
 
 
 # --- python -m chapter2.claims ----------------------------------------------------------------

@@ -1,13 +1,12 @@
 """The book's Sphinx layer (docs/_ext/book): rendering verdicts, reporting failures, caches."""
 
-import sys
+import re
 from pathlib import Path
 
 import pytest
+from book import cache, dependencies, failures, verdicts
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
-
-from book import cache, failures, verdicts  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 VERDICT = {
     "id": "demo",
@@ -102,7 +101,7 @@ def test_page_dependencies_follow_imports_claims_and_examples(tmp_path):
     from book import dependencies
 
     engine = tmp_path / "chapter2"
-    (engine / "claims").mkdir(parents=True)
+    (engine / "claims" / "pages").mkdir(parents=True)
     (engine / "examples").mkdir()
     for path, text in {
         "__init__.py": "",
@@ -111,7 +110,9 @@ def test_page_dependencies_follow_imports_claims_and_examples(tmp_path):
         "unused.py": "",
         "claims/__init__.py": "from chapter2.claims.registry import claim\n",
         "claims/registry.py": "",
-        "claims/fusion.py": '@claim("fused")\ndef f():\n    """Fused."""\n',
+        "claims/pages/__init__.py": "",
+        "claims/pages/fusion.py": '@claim("fused")\ndef f():\n    """Fused."""\n',
+        "claims/pages/quiz.py": '@claim("asked")\ndef f():\n    """Asked."""\n',
         "examples/__init__.py": "",
         "examples/probe.py": "from chapter2 import timing\n",
     }.items():
@@ -119,6 +120,8 @@ def test_page_dependencies_follow_imports_claims_and_examples(tmp_path):
     page = (
         "```{code-cell} ipython3\n:tags: [hide-input]\nfrom chapter2.claims import verify\n```\n"
         '```{code-cell} ipython3\nrun_example("probe")\nverify("fused")\n```\n'
+        "```{code-cell} ipython3\n---\ntags: [remove-cell]\n---\n"
+        'for claim_id in ["asked", "not-a-claim, with a comma"]:\n    verify(claim_id)\n```\n'
     )
     found = {
         p.relative_to(engine).as_posix() for p in dependencies.page_dependencies(tmp_path, page)
@@ -127,14 +130,30 @@ def test_page_dependencies_follow_imports_claims_and_examples(tmp_path):
         "__init__.py",
         "claims/__init__.py",
         "claims/registry.py",
-        "claims/fusion.py",
+        "claims/pages/__init__.py",
+        "claims/pages/fusion.py",
+        "claims/pages/quiz.py",
         "examples/__init__.py",
         "examples/probe.py",
         "timing.py",
         "hlo.py",
     }
-    hashed = dependencies.with_hash(page, "abc")
+
+
+def test_the_dependency_hash_joins_the_first_cells_options_in_either_form():
+    from book import dependencies
+
+    lines = "```{code-cell} ipython3\n:tags: [hide-input]\nimport jax\n```\n"
+    hashed = dependencies.with_hash(lines, "abc")
     assert hashed.startswith("```{code-cell} ipython3\n:deps-hash: abc\n:tags: [hide-input]\n")
+    yaml = "```{code-cell} ipython3\n---\ntags: [hide-input]\n---\nimport jax\n```\n"
+    hashed = dependencies.with_hash(yaml, "abc")
+    assert hashed.startswith("```{code-cell} ipython3\n---\ndeps-hash: abc\ntags: [hide-input]\n")
+    for page in (lines, yaml):
+        (cell,) = dependencies.read_myst_markdown_notebook(
+            dependencies.with_hash(page, "abc")
+        ).cells
+        assert cell.metadata["deps-hash"] == "abc" and cell.source == "import jax"
 
 
 def test_pages_are_dealt_so_parallel_chunks_carry_even_work():
@@ -145,3 +164,20 @@ def test_pages_are_dealt_so_parallel_chunks_carry_even_work():
     first, second = order[:3], order[3:]
     assert sorted(order) == sorted(weights)
     assert abs(sum(weights[d] for d in first) - sum(weights[d] for d in second)) <= 15
+
+
+def test_the_helpers_page_shows_every_engine_module_the_pages_and_checks_use():
+    src = ROOT / "src"
+    used = set()
+    for page in (ROOT / "docs").glob("*.md"):
+        used |= dependencies.page_dependencies(src, page.read_text())
+    pages = src / "chapter2" / "claims" / "pages"  # shown in the dropdown of each verdict
+    engine = {
+        path.relative_to(src).as_posix()
+        for path in used
+        if path.name != "__init__.py" and path.parent != pages
+    }
+    shown = set(
+        re.findall(r"literalinclude\} \.\./src/(\S+)", (ROOT / "docs" / "helpers.md").read_text())
+    )
+    assert engine and engine <= shown, f"not on the helpers page: {sorted(engine - shown)}"

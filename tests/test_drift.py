@@ -2,7 +2,8 @@
 
 import json
 
-from chapter2 import drift, matrix
+from chapter2.claims import Claim, Observation, drift, drift_message, matrix, run_check
+from chapter2.claims.registry import claims_named
 
 
 def verdict(claim_id, status, kind="asserted", expected=None, observed=None, evidence="..."):
@@ -97,6 +98,15 @@ def test_matrix_finds_since_when_each_claim_holds():
     assert "| a | demo | 0.11.2 | ✓ | ✗ | ✓ | ✓ |" in matrix.to_markdown(built)
 
 
-def test_an_observed_claim_holds_while_its_check_runs():
-    assert matrix.holds("differs here", "observed") and not matrix.holds("drifted", "observed")
-    assert not matrix.holds("differs here", "asserted")
+def test_an_observed_claim_stands_while_its_check_runs():
+    statuses = {"0.11.2": "drifted", "0.12.0.1": "differs here"}
+    assert matrix.since(statuses, ["0.11.2", "0.12.0.1"]) == "0.12.0.1"
+
+
+def test_the_drift_message_and_its_parser_agree():
+    verdict = run_check(
+        Claim("made-up", "demo", "It is so.", lambda: Observation({"x": 1}, {"x": 2}))
+    )
+    message = drift_message(verdict)
+    assert claims_named(f"ClaimDrift: {message}\n{message}\nmore text") == ["made-up"]
+    assert claims_named("AssertionError: claim 'x' is fine") == []

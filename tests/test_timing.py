@@ -14,7 +14,7 @@ def test_bench_warms_up_then_times_n_runs():
         return x + 1
 
     result = bench(f, jnp.ones(3), n=7)
-    warm_up = calls[: -7]
+    warm_up = calls[:-7]
     assert len(warm_up) >= WARM_UP[0] and calls[-7] - warm_up[0] >= WARM_UP[1]
     assert isinstance(result, BenchResult) and result.n == 7
     assert 0 < min(result.times) <= result.low <= result.median <= result.high

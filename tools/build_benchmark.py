@@ -22,11 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from book.dependencies import code_cells, page_dependencies
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-sys.path.insert(0, str(DOCS / "_ext"))
-
-from book.dependencies import _CELL, cell_code, page_dependencies  # noqa: E402
 
 EDITED_PAGE = DOCS / "fusion.md"
 EDITED_MODULE = ROOT / "src" / "chapter2" / "timing.py"
@@ -54,7 +53,7 @@ def floor(scratch: Path) -> tuple[float, int]:
     pages = notebook_pages()
     for page in pages:
         script = scratch / f"{page.stem}.py"
-        script.write_text("\n\n".join(cell_code(c) for c in _CELL.findall(page.read_text())))
+        script.write_text("\n\n".join(code_cells(page.read_text())))
         subprocess.run(
             [sys.executable, str(script)], cwd=DOCS, env=env, check=True, capture_output=True
         )

@@ -1,5 +1,6 @@
-"""Shared tools of the "can fail" tests: each section's test module makes JAX (or the machine)
-behave otherwise and shows that its claims say so.
+"""Shared breakers of the "can fail" data: each page's tests/claims/test_<page>.py lists, in
+BREAKERS, how to make JAX (or the machine) behave otherwise for each asserted claim, and in
+FORCED, the outcomes to force for each observed one; tests/test_claims.py runs them all.
 
 A breaker takes pytest's `monkeypatch`, so whatever it patches is restored after the test. A
 breaker that changes what monkeypatch cannot (a JAX config option) returns a function that
@@ -9,9 +10,6 @@ puts it back.
 import itertools
 
 import jax
-import pytest
-
-from chapter2.claims import Kind, Status, claims, evaluate
 
 
 def xla_options(**options):
@@ -65,35 +63,3 @@ def key_reuse_draws_afresh(sampler: str):
         )
 
     return breaker
-
-
-def can_fail(breakers: dict):
-    """A test, parametrized over `breakers`, that each asserted claim drifts once broken."""
-
-    @pytest.mark.parametrize("claim_id", sorted(breakers))
-    def test_asserted_claim_drifts_when_jax_behaves_otherwise(claim_id, monkeypatch):
-        assert claims()[claim_id].kind is Kind.ASSERTED
-        undo = breakers[claim_id](monkeypatch)
-        try:
-            verdict = evaluate(claim_id)
-        finally:
-            if undo is not None:
-                undo()
-        assert verdict.status is Status.DRIFTED, verdict.evidence
-
-    return test_asserted_claim_drifts_when_jax_behaves_otherwise
-
-
-def reports_the_machine(forced: list):
-    """A test: after forcing an outcome, an observed claim reports that status and evidence."""
-
-    @pytest.mark.parametrize(("claim_id", "force", "status", "reported"), forced)
-    def test_observed_claim_reports_what_the_machine_did(
-        claim_id, force, status, reported, monkeypatch
-    ):
-        assert claims()[claim_id].kind is Kind.OBSERVED
-        force(monkeypatch)
-        verdict = evaluate(claim_id)
-        assert verdict.status is status and reported in verdict.evidence
-
-    return test_observed_claim_reports_what_the_machine_did

@@ -7,7 +7,7 @@ import numpy as np
 from jax._src.array import ArrayImpl
 
 from chapter2.claims import Status
-from claims.breaking import can_fail, config_option, reports_the_machine
+from claims.breaking import config_option
 
 REAL_JIT = jax.jit
 REAL_REPR = ArrayImpl.__repr__
@@ -69,6 +69,3 @@ FORCED = [
     ("not-ready-after-dispatch", work_already_done, Status.DIFFERS_HERE, "dispatch: True"),
     ("repr-does-not-wait", repr_waits, Status.DIFFERS_HERE, "ready after repr: True"),
 ]
-
-test_can_fail = can_fail(BREAKERS)
-test_reports_the_machine = reports_the_machine(FORCED)

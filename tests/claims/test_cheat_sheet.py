@@ -2,8 +2,7 @@
 
 import jax
 
-from chapter2.claims.cheat_sheet import resolves
-from claims.breaking import can_fail
+from chapter2.cheat_sheet import resolves
 
 
 def step_annotations_removed(mp):
@@ -20,9 +19,6 @@ BREAKERS = {
     "cheat-sheet-apis-exist": step_annotations_removed,
     "log-compiles-context-manager": log_compiles_switches_on,
 }
-FORCED = []
-
-test_can_fail = can_fail(BREAKERS)
 
 
 def test_each_kind_of_entry_is_looked_up():

@@ -7,8 +7,8 @@ from jax.experimental.layout import Format, Layout
 from jax.sharding import SingleDeviceSharding
 
 from chapter2.claims import Status
-from chapter2.claims import memory_layout as layout_claims
-from claims.breaking import can_fail, reports_the_machine, xla_options
+from chapter2.claims.pages import memory_layout as layout_claims
+from claims.breaking import xla_options
 
 REAL_DEVICE_PUT = jax.device_put
 REAL_JIT = jax.jit
@@ -102,6 +102,3 @@ FORCED = [
         "C 16 bytes off shared: True",
     ),
 ]
-
-test_can_fail = can_fail(BREAKERS)
-test_reports_the_machine = reports_the_machine(FORCED)

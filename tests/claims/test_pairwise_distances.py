@@ -3,7 +3,7 @@
 import jax.numpy as jnp
 
 from chapter2.cases import distances as dist
-from claims.breaking import can_fail, key_reuse_draws_afresh, xla_options
+from claims.breaking import key_reuse_draws_afresh, xla_options
 
 
 def gram_computed_exactly(mp):
@@ -25,6 +25,3 @@ BREAKERS = {
     "gram-cancellation-centring-shrinks": gram_computed_exactly,
     "sqrt-gradient-at-zero": sqrt_with_a_safe_gradient,
 }
-FORCED = []
-
-test_can_fail = can_fail(BREAKERS)

@@ -5,7 +5,7 @@ import gzip
 
 import jax
 
-from claims.breaking import can_fail, debug_info_always, xla_options
+from claims.breaking import debug_info_always, xla_options
 
 
 def raw_new_style_keys(mp):
@@ -47,6 +47,3 @@ BREAKERS = {
     "device-memory-profile": memory_profile_uncompressed,
     "profiled-step-kernels": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
 }
-FORCED = []
-
-test_can_fail = can_fail(BREAKERS)

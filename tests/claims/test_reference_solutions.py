@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 from jax._src import pjit
 
-from claims.breaking import can_fail, xla_options
+from claims.breaking import xla_options
 
 
 def float64_not_canonicalized(mp):
@@ -36,6 +36,3 @@ BREAKERS = {
     "exercise-compile-sequence": float64_not_canonicalized,
     "exercise-barrier-traffic": xla_options(xla_disable_hlo_passes="fusion"),
 }
-FORCED = []
-
-test_can_fail = can_fail(BREAKERS)

@@ -6,8 +6,8 @@ import jax
 
 from chapter2.cases import ynn
 from chapter2.claims import Status, evaluate
-from chapter2.claims import xla_compilation as xla_claims
-from claims.breaking import can_fail, debug_info_always, reports_the_machine, xla_options
+from chapter2.claims.pages import xla_compilation as xla_claims
+from claims.breaking import debug_info_always, xla_options
 
 
 def mhlo_lowering(mp):
@@ -84,9 +84,6 @@ FORCED = [
     ("ynn-closure-constant-wrong-result", ynn_closure_result(5.0), Status.AS_SPECIFIED, "True"),
     ("ynn-closure-constant-wrong-result", ynn_closure_result(0.0), Status.DIFFERS_HERE, "False"),
 ]
-
-test_can_fail = can_fail(BREAKERS)
-test_reports_the_machine = reports_the_machine(FORCED)
 
 
 def test_a_list_from_cost_analysis_is_reported_not_raised(monkeypatch):

@@ -1,10 +1,10 @@
 """The book's Sphinx layer: numbering, claim verdicts, failure reports, page kernels,
 notebook downloads and a book that needs no network.
 
-`chapter2` computes and returns data; this package turns it into pages. Enable it with
-`extensions = ["book"]` after putting `docs/_ext` on `sys.path` (conf.py does both): its
-entry points (the verdict renderer for myst-nb, the IPC kernel provisioner for Jupyter)
-are declared in `docs/_ext/book_docs-0.dist-info`, found on that same path.
+`chapter2` computes and returns data; this package turns it into pages. It is installed with
+the project (pyproject.toml ships it beside `chapter2`), which also declares its entry points:
+the mime renderers for myst-nb (verdicts, timing comparisons, alt text) and the IPC kernel
+provisioner for Jupyter. conf.py enables it with `extensions = ["book"]`.
 """
 
 from book import balance, dependencies, failures, kernels, notebooks, numbering, offline, verdicts

@@ -1,11 +1,12 @@
 """What each page's outputs depend on in the engine, so that a change re-executes only them.
 
-myst-nb's cache is keyed on a page's own cells. This reads a page's code cells for the
-`chapter2` modules it imports, the claims it verifies and the examples it runs, follows the
-engine's own imports from there, and hashes those files. The hash goes into the cell
-metadata of the page's first code cell (`:deps-hash:`, an option myst-nb keeps), so the
-cache key changes with the page's dependencies; `env.note_dependency` makes Sphinx read the
-page again when one of them changes.
+myst-nb's cache is keyed on a page's own cells. This reads a page's code cells (as myst-nb
+reads them) and parses their Python: the `chapter2` modules they import, the claims they
+name (any string that is a claim id: `verify("id")`, or a list of ids a loop verifies) and
+the probes they run (`run_example("name")`). It follows the engine's own imports from there
+and hashes those files. The hash goes into the metadata of the page's first code cell
+(`deps-hash`, an option myst-nb keeps), so the cache key changes with the page's
+dependencies; `env.note_dependency` makes Sphinx read the page again when one changes.
 """
 
 import ast
@@ -13,10 +14,12 @@ import hashlib
 import re
 from pathlib import Path
 
-_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.M | re.S)
-_VERIFY = re.compile(r"""(?:verify|glue)\(\s*["']([\w-]+)["']|^\s*["']([\w-]+)["'],\s*$""", re.M)
-_EXAMPLE = re.compile(r"""run_example\(\s*["'](\w+)["']""")
+from myst_nb.core.read import read_myst_markdown_notebook
+
+from chapter2.fresh import PACKAGE as PROBES
+
 _CLAIM = re.compile(r"""^@claim\(\s*["']([\w-]+)["']""", re.M)
+_FIRST_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(---\n)?", re.M)
 
 
 def module_path(src: Path, module: str) -> Path | None:
@@ -28,14 +31,17 @@ def module_path(src: Path, module: str) -> Path | None:
     return None
 
 
+def _parse(code: str) -> ast.Module:
+    try:
+        return ast.parse(code)
+    except SyntaxError:  # a cell that is not Python (a %magic, say) depends on nothing
+        return ast.Module(body=[], type_ignores=[])
+
+
 def imported_modules(code: str) -> set[str]:
     """The `chapter2` modules a piece of code imports (`from chapter2 import x` counts x)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
     found = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(_parse(code)):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("chapter2")}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("chapter2"):
@@ -44,11 +50,34 @@ def imported_modules(code: str) -> set[str]:
     return found
 
 
+def probes_run(code: str) -> set[str]:
+    """The probes a piece of code runs: the first argument of each `run_example("name")`."""
+    found = set()
+    for node in ast.walk(_parse(code)):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "run_example"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            found.add(f"{PROBES}.{node.args[0].value}")
+    return found
+
+
+def strings(code: str) -> set[str]:
+    """Every string constant of a piece of code."""
+    return {
+        n.value
+        for n in ast.walk(_parse(code))
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }
+
+
 def claim_modules(src: Path) -> dict[str, str]:
     """Claim id -> the claims module that defines it."""
     return {
-        claim_id: f"chapter2.claims.{path.stem}"
-        for path in sorted((src / "chapter2" / "claims").glob("*.py"))
+        claim_id: f"chapter2.claims.pages.{path.stem}"
+        for path in sorted((src / "chapter2" / "claims" / "pages").glob("*.py"))
         for claim_id in _CLAIM.findall(path.read_text())
     }
 
@@ -68,27 +97,19 @@ def closure(src: Path, modules: set[str]) -> set[Path]:
     return files
 
 
-def cell_code(cell: str) -> str:
-    """A code cell's Python: without its `:option:` lines or its `---` YAML block."""
-    lines = cell.splitlines()
-    if lines and lines[0] == "---":
-        lines = lines[lines.index("---", 1) + 1 :]
-    while lines and re.match(r"^:[\w-]+:", lines[0]):
-        lines = lines[1:]
-    return "\n".join(lines)
+def code_cells(page_text: str) -> list[str]:
+    """The Python of a page's code cells, as myst-nb reads them (options taken off)."""
+    notebook = read_myst_markdown_notebook(page_text)
+    return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
 
 
 def page_dependencies(src: Path, page_text: str) -> set[Path]:
     """The engine files a page's outputs depend on."""
-    cells = [cell_code(cell) for cell in _CELL.findall(page_text)]
-    code = "\n".join(cells)
-    modules = set().union(*(imported_modules(cell) for cell in cells))
+    modules: set[str] = set()
     owners = claim_modules(src)
-    for groups in _VERIFY.findall(code):
-        claim_id = next(g for g in groups if g)
-        if claim_id in owners:
-            modules.add(owners[claim_id])
-    modules |= {f"chapter2.examples.{name}" for name in _EXAMPLE.findall(code)}
+    for code in code_cells(page_text):
+        modules |= imported_modules(code) | probes_run(code)
+        modules |= {owners[s] for s in strings(code) if s in owners}
     return closure(src, modules)
 
 
@@ -102,11 +123,13 @@ def digest(paths: set[Path], root: Path) -> str:
 
 
 def with_hash(page_text: str, value: str) -> str:
-    """The page with `:deps-hash: value` added to the options of its first code cell."""
-    found = re.search(r"^```\{code-cell\}[^\n]*\n", page_text, re.M)
+    """The page with `deps-hash: value` among the options of its first code cell, written the
+    way that cell writes its options (`:key: value` lines, or a `---` YAML block)."""
+    found = _FIRST_CELL.search(page_text)
     if found is None:
         return page_text
-    return page_text[: found.end()] + f":deps-hash: {value}\n" + page_text[found.end() :]
+    option = f"deps-hash: {value}\n" if found[1] else f":deps-hash: {value}\n"
+    return page_text[: found.end()] + option + page_text[found.end() :]
 
 
 def note_page_dependencies(app, docname: str, source: list[str]) -> None:

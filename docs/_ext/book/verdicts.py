@@ -16,7 +16,8 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-VERDICT_MIME = "application/vnd.chapter2.verdict+json"
+from chapter2.claims.registry import VERDICT_MIME
+
 STATUS_TEXT = {
     "holds": "holds",
     "drifted": "DRIFTED",

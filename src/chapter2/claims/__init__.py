@@ -1,13 +1,15 @@
 """The claims registry: every statement the book makes about JAX, with its check.
 
-Each page with claims has a module here named after it (`xla_compilation` for the page
-`xla-compilation`). Modules are found and imported on first use, one at a time, so a module
-that cannot be imported under some JAX is reported and the others still load.
+Each page with claims has a module in `chapter2.claims.pages` named after it
+(`xla_compilation` for the page `xla-compilation`). They are found and imported on first
+use, one at a time, so a module that cannot be imported under some JAX is reported and the
+others still load.
 """
 
 import importlib
 import pkgutil
 
+from chapter2.claims import pages
 from chapter2.claims.registry import (
     REGISTRY,
     Claim,
@@ -36,20 +38,18 @@ __all__ = [
     "verify",
 ]
 
-_INFRASTRUCTURE = {"registry", "attribution", "__main__"}
 _LOAD_ERRORS: dict[str, str] = {}
 
 
 def section_modules() -> list[str]:
     """The claims modules, one per page, by module name."""
-    names = (m.name for m in pkgutil.iter_modules(__path__))
-    return sorted(n for n in names if n not in _INFRASTRUCTURE and not n.startswith("_"))
+    return sorted(m.name for m in pkgutil.iter_modules(pages.__path__))
 
 
 def claims() -> dict[str, Claim]:
     """Every registered claim, importing each page's module once."""
     for name in section_modules():
-        module = f"{__name__}.{name}"
+        module = f"{pages.__name__}.{name}"
         if name in _LOAD_ERRORS:
             continue
         try:

@@ -31,6 +31,12 @@ class Status(StrEnum):
     AS_SPECIFIED = "as specified"  # an observed claim: this machine behaved as the book says
     DIFFERS_HERE = "differs here"  # an observed claim: this machine behaved otherwise
 
+    @property
+    def stands(self) -> bool:
+        """Whether the book stands as written: an asserted claim holds, or an observed one's
+        check ran (what the machine did is reported either way)."""
+        return self is not Status.DRIFTED
+
 
 def _plain(values: dict[str, Any]) -> dict[str, Any]:
     """The values as JSON has them (tuples become lists), so comparisons survive a round trip."""
@@ -204,7 +210,7 @@ REGISTRY: dict[str, Claim] = {}
 
 
 def page_of(module: str) -> str:
-    """The page a claims module belongs to: `chapter2.claims.xla_compilation` → xla-compilation."""
+    """The page a claims module belongs to: `...pages.xla_compilation` → xla-compilation."""
     return module.rsplit(".", 1)[-1].replace("_", "-")
 
 
@@ -236,14 +242,23 @@ def run_check(entry: Claim) -> Verdict:
         return Verdict(entry, None, describe_error(err))
 
 
+_DRIFTED = "claim {id!r} (page {page}) drifted on JAX {jax}."
+_NAMED = re.compile(r"claim '([\w-]+)' \(page [\w-]+\) drifted on JAX ")
+
+
 def drift_message(verdict: Verdict) -> str:
     """What the build says when a claim drifted: the claim, the book's words, what JAX did."""
     entry, obs = verdict.claim, verdict.observation
     lines = [
-        f"claim {entry.id!r} (page {entry.page}) drifted on JAX {verdict.versions['jax']}.",
+        _DRIFTED.format(id=entry.id, page=entry.page, jax=verdict.versions["jax"]),
         f"  the book says: {entry.statement}",
         f"  JAX did:       {verdict.evidence}",
     ]
     if obs is not None:
         lines.append(f"  expected {obs.expected}, observed {obs.observed}")
     return "\n".join(lines)
+
+
+def claims_named(text: str) -> list[str]:
+    """The ids of the drifted claims that `drift_message`s in `text` name, each once, in order."""
+    return list(dict.fromkeys(_NAMED.findall(text)))

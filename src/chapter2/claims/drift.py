@@ -1,6 +1,6 @@
 """The drift report: what changed when the book was checked and built under another JAX.
 
-    python -m chapter2.drift CLAIMS_JSON FAILED_PAGES_JSON --out FOLDER
+    python -m chapter2.claims.drift CLAIMS_JSON FAILED_PAGES_JSON --out FOLDER
 
 reads the verdicts of `python -m chapter2.claims --json` and the failing pages of a build
 (`failed-pages.json`, written beside the HTML), and writes `report.json` and `report.md` to
@@ -12,28 +12,26 @@ when anything changed.
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
-_NAMED = re.compile(r"claim '([\w-]+)' \(page [\w-]+\) drifted")
+from chapter2.claims.registry import Observation, Status, claims_named
 
 
 def changed_claims(verdicts: list[dict]) -> list[dict]:
     """The claims that drifted: asserted ones that do not hold, or checks that could not run."""
-    return [v for v in verdicts if v["status"] == "drifted"]
+    return [v for v in verdicts if v["status"] == Status.DRIFTED]
 
 
 def observations(verdicts: list[dict]) -> list[dict]:
     """The claims the machine decides, with what this machine did."""
-    return [v for v in verdicts if v["kind"] == "observed" and v["status"] != "drifted"]
+    return [v for v in verdicts if v["kind"] == "observed" and v["status"] != Status.DRIFTED]
 
 
 def attributed(failures: list[dict], drifted: set[str]) -> list[dict]:
     """Each failing cell with the drifted claims its error names (empty: no claim explains it)."""
     return [
-        {**f, "claims": [c for c in dict.fromkeys(_NAMED.findall(f["error"])) if c in drifted]}
-        for f in failures
+        {**f, "claims": [c for c in claims_named(f["error"]) if c in drifted]} for f in failures
     ]
 
 
@@ -59,10 +57,9 @@ def _differences(claim: dict) -> list[str]:
     if claim["expected"] is None:
         return [f"  - the check could not run: {claim['evidence']}"]
     return [
-        f"  - {name}: the book expects `{value}`, this JAX gave "
+        f"  - {name}: the book expects `{claim['expected'][name]}`, this JAX gave "
         f"`{claim['observed'].get(name, '(nothing)')}`"
-        for name, value in claim["expected"].items()
-        if claim["observed"].get(name, ...) != value
+        for name in Observation(claim["expected"], claim["observed"]).differences
     ]
 
 
@@ -112,7 +109,7 @@ def to_markdown(report: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m chapter2.drift", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m chapter2.claims.drift", description=__doc__)
     parser.add_argument("claims", type=Path, help="JSON of python -m chapter2.claims --json")
     parser.add_argument("failures", type=Path, help="failed-pages.json of the build")
     parser.add_argument("--out", type=Path, required=True, help="folder for report.md/.json")

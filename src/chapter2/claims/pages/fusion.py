@@ -7,12 +7,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from chapter2.cases.fusion import UNFUSED, softmax_by_hand
 from chapter2.claims.registry import Observation, claim
 from chapter2.fresh import run_example
 from chapter2.hlo import compiled_text, count_fusions, fusion_kinds
 
 N = 1000 * 1000
-UNFUSED = {"XLA_FLAGS": "--xla_disable_hlo_passes=fusion"}
 
 
 @claim("same-key-identical-arrays")
@@ -77,12 +77,6 @@ def _chain(t):
 
 def _with_barrier(t):
     return jnp.exp(lax.optimization_barrier(jnp.log(jnp.abs(t) + 1.0)) * 2.0)
-
-
-def softmax_by_hand(t):
-    m = t.max(axis=-1, keepdims=True)
-    e = jnp.exp(t - m)
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 @claim("fusion-boundaries")

@@ -2,8 +2,8 @@
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
+from chapter2.cases.dispatch import SYNCHRONIZING
 from chapter2.claims.registry import Kind, Observation, claim
 from chapter2.compiles import CompileCounter
 
@@ -93,15 +93,6 @@ def _pytree() -> Observation:
             "step kept": out["step"],
         },
     )
-
-
-SYNCHRONIZING = {
-    ".item()": lambda r: r[0, 0].item(),
-    "float()": lambda r: float(r[0, 0]),
-    "np.asarray": lambda r: np.asarray(r),
-    "Python if": lambda r: bool(r[0, 0] > 0),
-    ".tolist()": lambda r: r[:2, :2].tolist(),
-}
 
 
 @claim("implicit-synchronization")

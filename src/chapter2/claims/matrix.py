@@ -1,6 +1,6 @@
 """The claim x release matrix: since which JAX release each claim of the book holds.
 
-    python -m chapter2.matrix FOLDER
+    python -m chapter2.claims.matrix FOLDER
 
 reads every `jax-<version>.json` that `python -m chapter2.claims --json` wrote into FOLDER,
 one per JAX release, and writes `matrix.json` and `matrix.md` beside them: the status of
@@ -12,20 +12,18 @@ import json
 import sys
 from pathlib import Path
 
+from chapter2.claims.registry import Status
+
 
 def release_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
 
 
-def holds(status: str, kind: str) -> bool:
-    return status == "holds" if kind == "asserted" else status != "drifted"
-
-
-def since(statuses: dict[str, str], kind: str, releases: list[str]) -> str | None:
-    """The oldest release from which the claim holds in every later release, or None."""
+def since(statuses: dict[str, str], releases: list[str]) -> str | None:
+    """The oldest release from which the claim stands in every later release, or None."""
     first = None
     for release in reversed(releases):  # newest first
-        if release in statuses and holds(statuses[release], kind):
+        if release in statuses and Status(statuses[release]).stands:
             first = release
         else:
             break
@@ -45,7 +43,7 @@ def build_matrix(runs: list[dict]) -> dict:
             )
             entry["status"][run["jax"]] = verdict["status"]
     for entry in claims.values():
-        entry["since"] = since(entry["status"], entry["kind"], releases)
+        entry["since"] = since(entry["status"], releases)
     return {
         "releases": [
             {"jax": r["jax"], "python": r["python"], "recorded": r["recorded"]} for r in runs

@@ -1,0 +1,64 @@
+"""Claims of the page `cheat-sheet`: every API it lists exists in the installed JAX."""
+
+import jax
+import jax.numpy
+
+from chapter2.cheat_sheet import APIS, resolves
+from chapter2.claims.registry import Observation, claim
+from chapter2.compiles import jax_log_records
+
+
+@claim("cheat-sheet-apis-exist")
+def _apis_exist() -> Observation:
+    """Every function, class, method and config option the cheat sheet lists exists in the
+    installed JAX."""
+    checked = [where for _, where, _ in APIS if where]
+    return Observation(
+        expected={"missing": []},
+        observed={
+            "missing": [w for w in checked if not resolves(w)],
+            "checked": len(checked),
+        },
+    )
+
+
+def _compile_something_new() -> None:
+    jax.jit(lambda v: v * 3 + 1)(jax.numpy.ones(3))
+
+
+def _compilations_logged(run) -> int:
+    """How many compilations JAX logs while `run()` runs."""
+    with jax_log_records() as records:
+        run()
+    return sum(r.getMessage().startswith("Compiling") for r in records)
+
+
+def _bare_call() -> None:
+    jax.log_compiles(True)
+    _compile_something_new()
+
+
+def _with_block() -> None:
+    with jax.log_compiles(True):
+        _compile_something_new()
+
+
+def _option_set() -> None:
+    jax.config.update("jax_log_compiles", True)
+    _compile_something_new()
+
+
+@claim("log-compiles-context-manager")
+def _log_compiles() -> Observation:
+    """jax.log_compiles(True) on its own logs nothing: it returns a context manager, and only
+    the compilations inside `with jax.log_compiles():` are logged (or all of them, once
+    jax.config.update('jax_log_compiles', True) is set)."""
+    saved = jax.config.jax_log_compiles
+    try:
+        logged = [_compilations_logged(run) for run in (_bare_call, _with_block, _option_set)]
+    finally:
+        jax.config.update("jax_log_compiles", saved)
+    return Observation(
+        expected={"logged after a bare call, in a with block, with the option": [0, 1, 1]},
+        observed={"logged after a bare call, in a with block, with the option": logged},
+    )
