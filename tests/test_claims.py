@@ -61,6 +61,12 @@ def test_claim_holds_on_this_jax(claim_id):
     assert verdict.status in allowed, verdict.evidence
 
 
+def test_statements_read_as_sentences():
+    """A docstring wrapped after a hyphen would read "row- major" once its lines are joined."""
+    broken = {i: c.statement for i, c in ALL.items() if re.search(r"[a-z]- [a-z]", c.statement)}
+    assert broken == {}
+
+
 def test_claims_modules_are_named_after_pages():
     for module in claims_package.section_modules():
         page = page_of(module)
@@ -235,6 +241,8 @@ def test_the_source_shown_with_a_verdict_includes_the_module_functions_the_check
     assert source.index('@claim("trace-files")') < source.index("def _traced_step(")
     assert source.count("def _traced_step(") == 1  # a helper called twice is shown once
     assert "def generic_name(" not in source  # engine functions are on the helpers page
+    shapes = evaluate("vmap-and-broadcast-compile-alike").as_dict()["check_source"]
+    assert shapes.startswith("N, M, D = 1000, 1500, 64\n")  # the constants it reads come first
 
 
 # --- python -m chapter2.claims ----------------------------------------------------------------

@@ -68,11 +68,37 @@ def only_jit_bodies(f, *args):
     return walk(jax.make_jaxpr(f)(*args), Counter())
 
 
-@pytest.mark.parametrize("wrong", [top_level_only, only_jit_bodies])
-def test_a_histogram_that_misses_sub_jaxprs_is_rejected(wrong):
+def only_named_jaxpr_params(f, *args):
+    """Recurses into params named jaxpr, cond_jaxpr and body_jaxpr: misses cond's branches and
+    custom_jvp_call's call_jaxpr."""
+
+    def walk(jaxpr, counts):
+        for eqn in jaxpr.eqns:
+            counts[eqn.primitive.name] += 1
+            for key in ("jaxpr", "cond_jaxpr", "body_jaxpr"):
+                if key in eqn.params:
+                    sub = eqn.params[key]
+                    walk(getattr(sub, "jaxpr", sub), counts)
+        return counts
+
+    return walk(jax.make_jaxpr(f)(*args), Counter())
+
+
+@pytest.mark.parametrize(
+    ("wrong", "missed"),
+    [
+        (top_level_only, "the body of scan"),
+        (only_jit_bodies, "the body of scan"),
+        (only_named_jaxpr_params, "a branch of cond"),
+    ],
+)
+def test_a_histogram_that_misses_sub_jaxprs_is_rejected(wrong, missed):
     result = exercises.check_histogram(wrong)
     assert result.passed is False
-    assert "your histogram counts 0" in result.sentence and "sub-jaxprs" in result.sentence
+    assert (
+        f"which sits in {missed}" in result.sentence
+        and "your histogram counts 0" in result.sentence
+    )
 
 
 # --- exercise 2 ------------------------------------------------------------------------------
@@ -123,9 +149,23 @@ def barrier_that_changes_values(t):
     return jnp.tanh(lax.optimization_barrier(t * 2.0 + 1.0)) ** 2
 
 
-def test_an_h2_without_a_fusion_boundary_is_rejected():
-    result = exercises.check_fusion_report(solutions.fusion_report, barrier_in_the_wrong_place)
-    assert result.passed is False and "no more than h1's" in result.sentence
+def barrier_after_the_tanh(t):
+    return lax.optimization_barrier(jnp.tanh(t * 3.0 + 1.0)) ** 2
+
+
+@pytest.mark.parametrize("wrong", [barrier_in_the_wrong_place, barrier_after_the_tanh])
+def test_an_h2_with_its_barrier_elsewhere_is_rejected(wrong):
+    result = exercises.check_fusion_report(solutions.fusion_report, wrong)
+    assert result.passed is False and "around t * 3.0 + 1.0" in result.sentence
+
+
+def test_a_report_that_counts_fusions_wrongly_on_h2_is_rejected():
+    def report_h2_badly(f, *args):
+        fusions, moved = solutions.fusion_report(f, *args)
+        return (1, moved) if f is solutions.h2 else (fusions, moved)
+
+    result = exercises.check_fusion_report(report_h2_badly, solutions.h2)
+    assert result.passed is False and "it should give more fusions" in result.sentence
 
 
 def test_an_h2_that_computes_other_values_is_rejected():
@@ -156,6 +196,18 @@ def test_a_distance_whose_gradient_has_nan_is_rejected(wrong):
 def safe_for_self_distances_only(X, Y):
     """Safe when both arguments are the same array (as in D(X, X)), plain v1 otherwise."""
     return solutions.safe_pairwise_distance(X, Y) if X is Y else distances_v1(X, Y)
+
+
+def no_gradient_in_y(X, Y):
+    """Right values and a right gradient in X, but a gradient of 0 in Y."""
+    D = solutions.safe_pairwise_distance(X, jax.lax.stop_gradient(Y))
+    return 2 * D - jax.lax.stop_gradient(D)
+
+
+def test_a_distance_with_a_wrong_gradient_in_y_is_rejected():
+    result = exercises.check_safe_distance(no_gradient_in_y)
+    assert result.passed is False
+    assert "the gradient with respect to Y is finite but differs" in result.sentence
 
 
 def test_a_distance_safe_only_for_d_of_x_x_is_rejected():

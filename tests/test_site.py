@@ -92,6 +92,12 @@ def test_every_figure_has_a_caption_alt_text_and_an_image(site):
             assert (HTML / src).stat().st_size > 10_000
 
 
+def test_no_page_leaves_a_plural_to_the_reader(site):
+    for page in PAGES:
+        shown = re.sub(r"<pre.*?</pre>", "", site[f"{page}.html"], flags=re.S)  # code, outputs
+        assert not re.search(r"\w\(s\)", text_of(shown)), page
+
+
 def test_prose_cites_nothing_the_reader_cannot_see_and_dates_nothing_by_hand(site):
     for page in PAGES:
         prose = text_of(site[f"{page}.html"])
@@ -124,7 +130,7 @@ def test_every_timing_comparison_says_what_its_numbers_say(site):
             said = {
                 "faster": f"{data['a-name']} ran ",
                 "slower": f"{data['a-name']} took ",
-                None: "took the same time within the spread of their runs",
+                None: "could not be told apart: the middle halves of their runs overlap",
             }[verdict]
             assert said in sentence, (page, sentence)
             if verdict:

@@ -3,7 +3,15 @@ import time
 import jax.numpy as jnp
 import pytest
 
-from chapter2.timing import WARM_UP, BenchResult, Comparison, bench, milliseconds, times_text
+from chapter2.timing import (
+    WARM_UP,
+    BenchResult,
+    Comparison,
+    bench,
+    bench_together,
+    milliseconds,
+    times_text,
+)
 
 
 def test_bench_warms_up_then_times_n_runs():
@@ -55,7 +63,7 @@ def test_a_comparison_says_faster_only_when_the_spreads_are_apart():
 def test_overlapping_spreads_are_indistinguishable_whatever_the_medians():
     same = Comparison("v3", NEAR, "the bare product", FAST)
     assert NEAR.median > FAST.median and same.verdict == "indistinguishable"
-    assert "took the same time within the spread of their runs" in str(same)
+    assert "could not be told apart: the middle halves of their runs overlap" in str(same)
     assert "faster" not in str(same) and "as long" not in str(same)
 
 
@@ -66,3 +74,12 @@ def test_a_comparison_displays_its_numbers_for_the_book():
     assert data["a"] == pytest.approx(
         {"name": "v2", "median": 0.0011, "low": 0.00105, "high": 0.00115, "n": 3}
     )
+
+
+def test_calls_timed_together_take_turns():
+    order = []
+    timed = bench_together(
+        {"a": (lambda: order.append("a"), ()), "b": (lambda: order.append("b"), ())}, n=3
+    )
+    assert order[-6:] == ["a", "b"] * 3  # the timed rounds alternate
+    assert [r.n for r in timed.values()] == [3, 3]

@@ -5,7 +5,8 @@ import importlib
 import jax
 import jax.numpy
 
-# (what to write, where it lives in the installed JAX, what it does); an XLA flag lives nowhere
+# (what to write, where each name it uses lives in the installed JAX, separated by spaces,
+# what it does); an XLA flag lives nowhere
 APIS = [
     (
         "jax.profiler.trace(dir, create_perfetto_trace=True)",
@@ -14,7 +15,7 @@ APIS = [
     ),
     (
         "jax.profiler.start_trace(dir) / stop_trace()",
-        "jax.profiler.start_trace",
+        "jax.profiler.start_trace jax.profiler.stop_trace",
         "start and stop a trace",
     ),
     (
@@ -45,7 +46,8 @@ APIS = [
     ),
     (
         "jaxpr.invars / constvars / eqns / outvars, jaxpr.consts",
-        "jax.extend.core.Jaxpr",
+        "jax.extend.core.Jaxpr.invars jax.extend.core.Jaxpr.constvars "
+        "jax.extend.core.Jaxpr.eqns jax.extend.core.Jaxpr.outvars jax.extend.core.Jaxpr.consts",
         "the parts of a jaxpr",
     ),
     (
@@ -79,13 +81,18 @@ APIS = [
         "",
         "dump HLO before and after optimization (set before the process starts)",
     ),
+    (
+        "lowered.compile({'xla_dump_to': DIR}) / jax.jit(f, compiler_options={...})",
+        "jax.stages.Lowered.compile jax.jit",
+        "the same XLA options for one compilation, in a running process",
+    ),
     ("XLA_FLAGS=--xla_disable_hlo_passes=fusion", "", "turn the fusion pass off, to compare"),
     (
         "XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=",
         "",
         "turn YNNPACK library fusion off on the CPU",
     ),
-    ("x.format.layout", "array:format", "the physical layout of an array"),
+    ("x.format.layout", "array:format.layout", "the physical layout of an array"),
     (
         "with jax.log_compiles():",
         "jax.log_compiles",
@@ -119,7 +126,7 @@ APIS = [
     ),
     (
         "x.block_until_ready() / jax.block_until_ready(tree)",
-        "jax.block_until_ready",
+        "array:block_until_ready jax.block_until_ready",
         "wait for the computation (an argument is required)",
     ),
     ("x.is_ready()", "array:is_ready", "whether the computation has finished, without waiting"),
@@ -131,23 +138,31 @@ APIS = [
 ]
 
 
-def resolves(where: str) -> bool:
-    """Whether `where` names something in the installed JAX: a config option (`config:`), an
-    attribute of a jax.Array (`array:`), or an importable object."""
-    if where.startswith("config:"):
-        return where.removeprefix("config:") in jax.config.values
-    if where.startswith("array:"):
-        return hasattr(jax.numpy.ones(1), where.removeprefix("array:"))
-    parts = where.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            found = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        try:
-            for attribute in parts[cut:]:
-                found = getattr(found, attribute)
-        except AttributeError:
+def resolves(name: str) -> bool:
+    """Whether `name` is in the installed JAX: a config option (`config:`), an attribute path
+    of a jax.Array (`array:`), or an importable object and its attributes."""
+    if name.startswith("config:"):
+        return name.removeprefix("config:") in jax.config.values
+    if name.startswith("array:"):
+        found, parts = jax.numpy.ones(1), name.removeprefix("array:").split(".")
+    else:
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                found = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            parts = parts[cut:]
+            break
+        else:
             return False
-        return True
-    return False
+    for attribute in parts:
+        if not hasattr(found, attribute):
+            return False
+        found = getattr(found, attribute)
+    return True
+
+
+def missing(where: str) -> list[str]:
+    """The names of a row (`where`, separated by spaces) that the installed JAX lacks."""
+    return [name for name in where.split() if not resolves(name)]

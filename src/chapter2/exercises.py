@@ -13,7 +13,7 @@ import numpy as np
 from jax import lax
 
 from chapter2.compiles import CompileCounter
-from chapter2.hlo import compiled_text, count_fusions
+from chapter2.jaxprs import count_primitives
 
 
 @dataclass(frozen=True)
@@ -38,27 +38,26 @@ def _unanswered(exercise: int, name: str, signature: str) -> SelfCheck:
 
 
 def _histogram_probe(x):
-    """One level each of scan, while and an inner jit."""
+    """One level each of scan, while, cond, an inner jit and a custom_jvp function (relu)."""
 
     def body(c, _):
         return jnp.sin(c) * 2.0, None
 
     c, _ = lax.scan(body, x, None, length=3)
     y, _ = lax.while_loop(lambda s: s[1] < 5, lambda s: (jnp.cos(s[0]), s[1] + 1), (c, 0))
-    return jax.jit(lambda t: jnp.exp(jnp.exp(t)))(y).sum()
+    z = lax.cond(y.sum() > 0, jnp.tanh, jnp.negative, y)
+    return jax.jit(lambda t: jax.nn.relu(jnp.exp(t)))(z).sum()
 
 
-HISTOGRAM_EXPECTED = {
-    "scan": 1,
-    "sin": 1,
-    "mul": 1,
-    "while": 1,
-    "lt": 1,
-    "cos": 1,
-    "add": 1,
-    "jit": 1,
-    "exp": 2,
-    "reduce_sum": 1,
+# primitive -> where it hides in the probe: what a histogram that finds none of it misses
+_HIDDEN = {
+    "sin": "the body of scan",
+    "cos": "the body of while",
+    "lt": "the condition of while",
+    "tanh": "a branch of cond",
+    "neg": "a branch of cond",
+    "exp": "an inner jit",
+    "max": "the custom_jvp_call of relu",
 }
 
 
@@ -66,36 +65,45 @@ def check_histogram(primitive_histogram: Callable | None) -> SelfCheck:
     """Exercise 1: a primitive histogram that counts every sub-jaxpr."""
     if primitive_histogram is None:
         return _unanswered(1, "primitive_histogram", "(f, *args)")
-    found = dict(primitive_histogram(_histogram_probe, jnp.ones(4)))
-    for name in ["sin", "cos", "lt", "exp"]:
-        if found.get(name, 0) != HISTOGRAM_EXPECTED[name]:
+    x = jnp.ones(4)
+    expected = dict(count_primitives(jax.make_jaxpr(_histogram_probe)(x)))
+    found = dict(primitive_histogram(_histogram_probe, x))
+    for name, where in _HIDDEN.items():
+        if found.get(name, 0) != expected[name]:
             return SelfCheck(
                 1,
                 False,
-                f"'{name}' appears {HISTOGRAM_EXPECTED[name]} time(s) in the test function, your "
-                f"histogram counts {found.get(name, 0)}: does it walk into the sub-jaxprs of scan, "
-                "while and jit?",
+                f"'{name}', which sits in {where}, appears {expected[name]} time"
+                f"{'s' if expected[name] != 1 else ''} in the test function; your histogram "
+                f"counts {found.get(name, 0)}: does it walk into every sub-jaxpr?",
             )
-    if found != HISTOGRAM_EXPECTED:
-        return SelfCheck(1, False, f"the counts are {found}, not {HISTOGRAM_EXPECTED}.")
+    if found != expected:
+        return SelfCheck(1, False, f"the counts are {found}, not {expected}.")
     return SelfCheck(1, True, "the histogram counts every primitive, sub-jaxprs included.")
 
 
-def compile_sequence() -> int:
-    """How often g compiles over the exercise's six calls, measured."""
+def compile_sequence() -> list[int]:
+    """How many compilations each of the exercise's six calls of g caused, measured."""
 
     @jax.jit(static_argnames="mode")
     def g(x, scale, mode="a"):
         return x * scale if mode == "a" else x + scale
 
+    calls = [
+        lambda: g(jnp.ones(3), 2.0),
+        lambda: g(jnp.ones(3), 3.0),
+        lambda: g(jnp.ones(3), jnp.float32(3.0)),
+        lambda: g(jnp.ones(3), 2.0, mode="b"),
+        lambda: g(np.ones(3, np.float64), 2.0),
+        lambda: g(jnp.ones((3,)), 2),
+    ]
+    per_call = []
     with CompileCounter("g") as counter:
-        g(jnp.ones(3), 2.0)
-        g(jnp.ones(3), 3.0)
-        g(jnp.ones(3), jnp.float32(3.0))
-        g(jnp.ones(3), 2.0, mode="b")
-        g(np.ones(3, np.float64), 2.0)
-        g(jnp.ones((3,)), 2)
-    return counter.count
+        for call in calls:
+            before = counter.count
+            call()
+            per_call.append(counter.count - before)
+    return per_call
 
 
 def check_prediction(predicted_compiles) -> SelfCheck:
@@ -106,7 +114,7 @@ def check_prediction(predicted_compiles) -> SelfCheck:
         return SelfCheck(
             2, False, f"predicted_compiles should be a whole number, not {predicted_compiles!r}."
         )
-    measured = compile_sequence()
+    measured = sum(compile_sequence())
     if predicted_compiles != measured:
         return SelfCheck(
             2,
@@ -127,9 +135,25 @@ def _with_barrier(t):
     return jnp.tanh(lax.optimization_barrier(t * 3.0 + 1.0)) ** 2
 
 
+def _barrier_wraps_the_affine_step(h2: Callable, t) -> bool:
+    """Whether h2's optimization_barrier takes the result of t * 3.0 + 1.0 (an add of a mul)."""
+    jaxpr = jax.make_jaxpr(h2)(t).jaxpr
+    made_by = {id(v): e for e in jaxpr.eqns for v in e.outvars}
+    barriers = [e for e in jaxpr.eqns if e.primitive.name == "optimization_barrier"]
+    if len(barriers) != 1:
+        return False
+    feed = made_by.get(id(barriers[0].invars[0]))
+    return (
+        feed is not None
+        and feed.primitive.name == "add"
+        and any(getattr(made_by.get(id(v)), "primitive", None) == lax.mul_p for v in feed.invars)
+    )
+
+
 def check_fusion_report(fusion_report: Callable | None, h2: Callable | None) -> SelfCheck:
     """Exercise 3: (number of fusions, bytes accessed) of the optimized program, and h2, h1
-    with a barrier, which must compile to more fusions and compute the same values."""
+    with a barrier around t * 3.0 + 1.0, which must compile to more fusions, move the
+    intermediate array and compute the same values."""
     if fusion_report is None:
         return _unanswered(3, "fusion_report", "(f, *args)")
     t = jax.random.normal(jax.random.key(123), (256, 384))
@@ -142,7 +166,12 @@ def check_fusion_report(fusion_report: Callable | None, h2: Callable | None) -> 
             3, False, f"h1 has {f1} fusions by your count: are you reading the optimized HLO?"
         )
     if f2 <= f1:
-        return SelfCheck(3, False, f"the barrier should add fusions, but h1 has {f1} and h2 {f2}.")
+        return SelfCheck(
+            3,
+            False,
+            f"a barrier should add fusions, but your report counts {f1} "
+            f"for h1 and {f2} for h1 with a barrier.",
+        )
     if b1 < 2 * nbytes:
         return SelfCheck(
             3,
@@ -154,11 +183,15 @@ def check_fusion_report(fusion_report: Callable | None, h2: Callable | None) -> 
         return SelfCheck(
             3,
             False,
-            f"the barrier should add a write and a read of the intermediate ({2 * nbytes:,} "
-            f"bytes), but h2 accesses only {b2 - b1:,.0f} bytes more than h1.",
+            f"a barrier should add a write and a read of the intermediate ({2 * nbytes:,} "
+            f"bytes), but your report counts only {b2 - b1:,.0f} bytes more.",
         )
     f_double, b_double = fusion_report(h1, jnp.ones((512, 384)))
-    if f_double != f1 or not 1.8 < b_double / b1 < 2.2:
+    if f_double != f1:
+        return SelfCheck(
+            3, False, f"twice the elements should not change the fusions: {f1} became {f_double}."
+        )
+    if not 1.8 < b_double / b1 < 2.2:
         return SelfCheck(
             3,
             False,
@@ -166,13 +199,20 @@ def check_fusion_report(fusion_report: Callable | None, h2: Callable | None) -> 
         )
     if h2 is None:
         return _unanswered(3, "h2", "(t), h1 with lax.optimization_barrier around t * 3.0 + 1.0,")
-    yours = count_fusions(compiled_text(h2, t))
-    if yours <= f1:
+    if not _barrier_wraps_the_affine_step(h2, t):
         return SelfCheck(
             3,
             False,
-            f"your h2 compiles to {yours} fusion(s), no more than h1's {f1}: does the barrier "
-            "sit between t * 3.0 + 1.0 and the tanh?",
+            "your h2 should hold one lax.optimization_barrier, around t * 3.0 + 1.0 (the value "
+            "that the tanh then reads).",
+        )
+    yours, moved = fusion_report(h2, t)
+    if yours <= f1 or moved - b1 < 2 * nbytes:
+        return SelfCheck(
+            3,
+            False,
+            f"your report gives h2 {yours} fusions and {moved - b1:,.0f} more bytes than h1; it "
+            f"should give more fusions and at least {2 * nbytes:,} more bytes.",
         )
     difference = float(jnp.max(jnp.abs(h2(t) - h1(t))))
     if difference > 1e-6:
@@ -185,17 +225,26 @@ def check_fusion_report(fusion_report: Callable | None, h2: Callable | None) -> 
     return SelfCheck(
         3,
         True,
-        f"h1 has {f1} fusion(s), h2 {yours}, h2 moves the intermediate, and both give the same "
-        "values.",
+        f"fusions: h1 {f1}, h2 {yours}; h2 writes and reads the intermediate, and both give "
+        "the same values.",
     )
 
 
-def _analytic_gradient(X: np.ndarray) -> np.ndarray:
-    """Gradient of sum(D(X, X)) in float64; pairs at distance 0 contribute nothing."""
-    diff = X[:, None] - X[None]
+def _unit_differences(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """(x_i - y_j) / ||x_i - y_j|| in float64, and 0 where the two points coincide."""
+    diff = X[:, None].astype(np.float64) - Y[None].astype(np.float64)
     norm = np.linalg.norm(diff, axis=-1)
-    unit = np.where(norm[..., None] > 0, diff / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
-    return 2 * unit.sum(axis=1)
+    return np.where(norm[..., None] > 0, diff / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
+
+
+def _analytic_gradient(X: np.ndarray) -> np.ndarray:
+    """Gradient of sum(D(X, X)) in X; pairs at distance 0 contribute nothing."""
+    return 2 * _unit_differences(X, X).sum(axis=1)
+
+
+def _analytic_gradient_y(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Gradient of sum(D(X, Y)) in Y; pairs at distance 0 contribute nothing."""
+    return -_unit_differences(X, Y).sum(axis=0)
 
 
 def check_safe_distance(safe_pairwise_distance: Callable | None) -> SelfCheck:
@@ -230,6 +279,10 @@ def check_safe_distance(safe_pairwise_distance: Callable | None) -> SelfCheck:
             False,
             "the gradient with respect to Y holds nan or inf where a row of Y equals a row of "
             "X: the distance must be safe for any two sets, not only for D(X, X).",
+        )
+    if not np.allclose(grad_y, _analytic_gradient_y(X, Y), rtol=1e-4, atol=1e-4):
+        return SelfCheck(
+            4, False, "the gradient with respect to Y is finite but differs from the analytic one."
         )
     return SelfCheck(
         4, True, "the distances match, and the gradients in X and in Y are finite and right."

@@ -65,23 +65,34 @@ class BenchResult:
 WARM_UP = (3, 0.05)  # calls and seconds, at the least, before the timed runs
 
 
-def bench(f: Callable, *args, n: int = 20) -> BenchResult:
-    """Time `f(*args)`: warm up (the first call compiles, the next few settle caches and
-    threads), then `n` runs, each waited for, while no other page of a parallel build
-    computes."""
+def bench_together(calls: dict[str, tuple[Callable, tuple]], n: int = 20) -> dict[str, BenchResult]:
+    """Time several calls `name: (f, args)` in turns: each of `n` rounds runs every call once,
+    waited for, so a machine that speeds up or slows down meanwhile affects them all alike.
+    Each call first warms up (the first call compiles, the next few settle caches and
+    threads). Nothing else of a parallel build computes meanwhile."""
     import jax
 
+    def run(f: Callable, args: tuple) -> float:
+        start = time.perf_counter()
+        jax.block_until_ready(f(*args))
+        return time.perf_counter() - start
+
     with alone():
-        calls, start = 0, time.perf_counter()
-        while calls < WARM_UP[0] or time.perf_counter() - start < WARM_UP[1]:
-            jax.block_until_ready(f(*args))
-            calls += 1
-        times = []
+        for f, args in calls.values():
+            done, spent = 0, 0.0
+            while done < WARM_UP[0] or spent < WARM_UP[1]:
+                spent += run(f, args)
+                done += 1
+        times: dict[str, list[float]] = {name: [] for name in calls}
         for _ in range(n):
-            start = time.perf_counter()
-            jax.block_until_ready(f(*args))
-            times.append(time.perf_counter() - start)
-    return BenchResult(tuple(times))
+            for name, (f, args) in calls.items():
+                times[name].append(run(f, args))
+    return {name: BenchResult(tuple(runs)) for name, runs in times.items()}
+
+
+def bench(f: Callable, *args, n: int = 20) -> BenchResult:
+    """Time `f(*args)` alone: `bench_together` with one call."""
+    return bench_together({"": (f, args)}, n)[""]
 
 
 @dataclass(frozen=True)
@@ -120,8 +131,8 @@ class Comparison:
             said = f"{self.a_name} took {times_text(1 / self.ratio)} × as long as {self.b_name}"
         else:
             said = (
-                f"{self.a_name} and {self.b_name} took the same time "
-                "within the spread of their runs"
+                f"{self.a_name} and {self.b_name} could not be told apart: the middle halves "
+                "of their runs overlap"
             )
         runs = (
             f"{self.a.n} runs each" if self.a.n == self.b.n else f"{self.a.n} and {self.b.n} runs"

@@ -123,8 +123,9 @@ class Series:
 class Timeline:
     """What a timeline figure draws: series of events on the rows of their threads.
 
-    The figure, its legend and its alt text are all read from here, so they agree. An event
-    shorter than TICK of the time span would be narrower than a pixel: it is drawn as a tick.
+    The figure, its legend and its alt text are all read from here, so they agree. A series
+    whose median event is shorter than TICK of the time span would be narrower than a pixel:
+    all its events are drawn as ticks.
     """
 
     trace: Trace

@@ -57,6 +57,11 @@ def work_already_done(mp):
     mp.setattr(ArrayImpl, "is_ready", lambda self: True)
 
 
+def format_as_repr(mp):
+    """A jax.Array whose f-string shows what its repr shows, shape and dtype only."""
+    mp.setattr(ArrayImpl, "__format__", lambda self, spec: repr(self))
+
+
 BREAKERS = {
     "first-call-compiles": compiles_on_every_call,
     "cpu-async-dispatch-default": config_option("jax_cpu_enable_async_dispatch", False),
@@ -64,6 +69,7 @@ BREAKERS = {
     "block-until-ready-pytree": block_until_ready_copies,
     "implicit-synchronization": results_never_ready,
     "repr-large-array-shape-only": repr_prints_values,
+    "format-fetches-values": format_as_repr,
 }
 FORCED = [
     ("not-ready-after-dispatch", work_already_done, Status.DIFFERS_HERE, "dispatch: True"),

@@ -3,16 +3,7 @@
 import jax.numpy as jnp
 import numpy as np
 
-from chapter2.claims.pages import fusion as fusion_claims
 from claims.breaking import key_reuse_draws_afresh, xla_options
-
-
-def fusion_never_runs(mp):
-    """An XLA whose fusion pass never runs, in the fresh processes as well."""
-    real = fusion_claims.run_example
-    mp.setattr(
-        fusion_claims, "run_example", lambda name, env=None: real(name, env=fusion_claims.UNFUSED)
-    )
 
 
 def eager_results_on_the_host(mp):
@@ -23,7 +14,7 @@ def eager_results_on_the_host(mp):
 
 BREAKERS = {
     "same-key-identical-arrays": key_reuse_draws_afresh("uniform"),
-    "fusion-bytes-accessed": fusion_never_runs,
+    "fusion-bytes-accessed": xla_options(xla_disable_hlo_passes="fusion"),
     "eager-intermediates-device-arrays": eager_results_on_the_host,
     "fusion-boundaries": xla_options(xla_disable_hlo_passes="fusion"),
 }

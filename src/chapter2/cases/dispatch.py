@@ -5,9 +5,9 @@ import numpy as np
 
 # name -> an operation on a 2-D result that needs some of its values on the host
 SYNCHRONIZING = {
-    ".item()": lambda r: r[0, 0].item(),
-    "float()": lambda r: float(r[0, 0]),
-    "np.asarray": lambda r: np.asarray(r),
-    "Python if": lambda r: bool(r[0, 0] > 0),
-    ".tolist()": lambda r: r[:2, :2].tolist(),
+    "r[0, 0].item()": lambda r: r[0, 0].item(),
+    "float(r[0, 0])": lambda r: float(r[0, 0]),
+    "np.asarray(r)": lambda r: np.asarray(r),
+    "if r[0, 0] > 0:": lambda r: bool(r[0, 0] > 0),
+    "r[:2, :2].tolist()": lambda r: r[:2, :2].tolist(),
 }

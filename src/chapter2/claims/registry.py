@@ -7,6 +7,7 @@ page its module is named after (`claims/xla_compilation.py` is the page `xla-com
 its Note on that page carries the label `claim-<id>`.
 """
 
+import ast
 import inspect
 import json
 import re
@@ -101,21 +102,42 @@ def _names_used(code: types.CodeType) -> set[str]:
     return names
 
 
+def _constants(module: types.ModuleType) -> dict[str, str]:
+    """The source of each module-level assignment of `module`, by the names it assigns."""
+    source = inspect.getsource(module)
+    found = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        found[name.id] = ast.get_source_segment(source, node)
+    return found
+
+
 def check_source(check: Callable) -> str:
     """The check's source, followed by that of every function of its module it calls (and
-    they call), so the reader of a verdict sees all the code that reached it."""
+    they call), after the module's constants they read: all the code of the module that
+    reached the verdict."""
     module = sys.modules[check.__module__]
-    shown = [check]
+    constants = _constants(module)
+    shown, read = [check], {}
     for function in shown:
         for name in sorted(_names_used(function.__code__)):
             found = getattr(module, name, None)
-            if (
+            if name in constants:
+                read[name] = constants[name]
+            elif (
                 inspect.isfunction(found)
                 and found.__module__ == module.__name__
                 and found not in shown
             ):
                 shown.append(found)
-    return "\n\n".join(inspect.getsource(f).rstrip() for f in shown) + "\n"
+    parts = [inspect.getsource(f).rstrip() for f in shown]
+    if read:
+        parts.insert(0, "\n".join(dict.fromkeys(read.values())))
+    return "\n\n".join(parts) + "\n"
 
 
 def status_of(kind: Kind, matches: bool | None) -> Status:

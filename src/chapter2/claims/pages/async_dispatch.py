@@ -78,19 +78,22 @@ def _needs_argument() -> Observation:
 
 @claim("block-until-ready-pytree")
 def _pytree() -> Observation:
-    """jax.block_until_ready(tree) waits for the jax.Array leaves of the pytree and returns the
-    very same object, its other leaves untouched."""
-    f = jax.jit(lambda m: m @ m)
-    m = jnp.ones((300, 300))
+    """jax.block_until_ready(tree) waits for the leaves of the pytree that can be waited for
+    (its jax.Arrays) and returns the very same object, its other leaves untouched."""
+    f = jax.jit(_heavy)
+    m = jnp.ones((2000, 2000))
+    f(m).block_until_ready()
     pending = {"a": f(m), "b": [f(m)[0]], "step": 7}
+    arrays = [leaf for leaf in jax.tree.leaves(pending) if isinstance(leaf, jax.Array)]
+    before = [a.is_ready() for a in arrays]
     out = jax.block_until_ready(pending)
-    arrays = [leaf for leaf in jax.tree.leaves(out) if isinstance(leaf, jax.Array)]
     return Observation(
         expected={"same object": True, "array leaves ready": True, "step kept": 7},
         observed={
             "same object": out is pending,
             "array leaves ready": all(a.is_ready() for a in arrays),
             "step kept": out["step"],
+            "ready before the call": before,
         },
     )
 
@@ -150,4 +153,20 @@ def _repr_no_wait() -> Observation:
     return Observation(
         expected={"ready after repr": False},
         observed={"ready after repr": ready, "repr": text},
+    )
+
+
+@claim("format-fetches-values")
+def _format() -> Observation:
+    """An f-string (format()) of a jax.Array of 1 MiB or more prints its values, where repr()
+    and str() print only its shape and dtype: formatting fetches the values, and waits for
+    them."""
+    big = jnp.ones((512, 512), jnp.float32)
+    return Observation(
+        expected={"repr shape only": True, "str shape only": True, "f-string prints values": True},
+        observed={
+            "repr shape only": repr(big).startswith("Array(shape="),
+            "str shape only": str(big).startswith("Array(shape="),
+            "f-string prints values": f"{big}".startswith("[[1. 1. 1."),
+        },
     )

@@ -1,16 +1,13 @@
 """Claims of the page `fusion`: what XLA fuses, what it costs not to, and what stops it."""
 
-import json
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from chapter2.cases.fusion import UNFUSED, softmax_by_hand
+from chapter2.cases.fusion import softmax_by_hand
 from chapter2.claims.registry import Observation, claim
-from chapter2.fresh import run_example
-from chapter2.hlo import compiled_text, count_fusions, fusion_kinds
+from chapter2.hlo import compiled_text, count_fusions, kernels
 
 N = 1000 * 1000
 
@@ -32,14 +29,29 @@ def _same_key() -> Observation:
     )
 
 
+UNFUSED = {"xla_disable_hlo_passes": "fusion"}  # compiler options: XLA's fusion pass off
+
+
+def _simple_computation(x, y):
+    return jnp.exp(jnp.log(x) + y)
+
+
 @claim("fusion-bytes-accessed")
 def _fused_against_unfused() -> Observation:
     """exp(log(x) + y) on N = 1000*1000 float32 elements compiles to 1 fused kernel that
     accesses 3 x 4N bytes; with XLA's fusion pass disabled it runs as 3 kernels that access
     7 x 4N bytes, matching the hand count of reads and writes. Both need 0 bytes of
     temporaries."""
-    fused = json.loads(run_example("fusion_probe"))
-    unfused = json.loads(run_example("fusion_probe", env=UNFUSED))
+    x = jnp.ones((1000, 1000))
+    found = {}
+    for name, options in [("fused", None), ("unfused", UNFUSED)]:
+        compiled = jax.jit(_simple_computation, compiler_options=options).lower(x, x).compile()
+        found[name] = (
+            len(kernels(compiled.as_text())),
+            compiled.cost_analysis()["bytes accessed"],
+            compiled.memory_analysis().temp_size_in_bytes,
+        )
+    kernel_counts, traffic, temp = (list(values) for values in zip(*found.values(), strict=True))
     return Observation(
         expected={
             "kernels fused, unfused": [1, 3],
@@ -47,10 +59,9 @@ def _fused_against_unfused() -> Observation:
             "temp bytes fused, unfused": [0, 0],
         },
         observed={
-            "kernels fused, unfused": [fused["kernels"], unfused["kernels"]],
-            "fusions fused, unfused": [fused["fusions"], unfused["fusions"]],
-            "bytes accessed fused, unfused": [fused["bytes_accessed"], unfused["bytes_accessed"]],
-            "temp bytes fused, unfused": [fused["temp_bytes"], unfused["temp_bytes"]],
+            "kernels fused, unfused": kernel_counts,
+            "bytes accessed fused, unfused": traffic,
+            "temp bytes fused, unfused": temp,
         },
     )
 
@@ -82,21 +93,35 @@ def _with_barrier(t):
 @claim("fusion-boundaries")
 def _boundaries() -> Observation:
     """An elementwise chain compiles to one fusion; lax.optimization_barrier in its middle
-    splits it into two; a softmax written by hand, whose reductions sit between elementwise
-    steps, compiles to more than one."""
-    mat = jnp.ones((256, 256))
-    hlos = {
-        "chain": compiled_text(_chain, mat),
-        "barrier": compiled_text(_with_barrier, mat),
-        "softmax": compiled_text(softmax_by_hand, mat),
+    splits it into two. A softmax written by hand compiles to more than one: its row maximum
+    shares a kernel with the subtraction and the exponential after it, while the row sum of
+    the exponentials is a kernel of its own."""
+    mat = jnp.ones((1000, 1000))
+    counts = {
+        name: count_fusions(compiled_text(fn, mat))
+        for name, fn in [("chain", _chain), ("barrier", _with_barrier)]
     }
-    counts = {name: count_fusions(hlo) for name, hlo in hlos.items()}
+    softmax = list(kernels(compiled_text(softmax_by_hand, mat)).values())
     return Observation(
-        expected={"chain fusions": 1, "with the barrier": 2, "softmax by hand above 1": True},
+        expected={
+            "chain fusions": 1,
+            "with the barrier": 2,
+            "softmax kernels above 1": True,
+            "max, subtract and exp in one kernel": True,
+            "the sum alone": True,
+        },
         observed={
             "chain fusions": counts["chain"],
             "with the barrier": counts["barrier"],
-            "softmax by hand above 1": counts["softmax"] > 1,
-            "softmax by hand": fusion_kinds(hlos["softmax"]),
+            "softmax kernels above 1": len(softmax) > 1,
+            "max, subtract and exp in one kernel": [
+                "reduce",
+                "broadcast",
+                "subtract",
+                "exponential",
+            ]
+            in softmax,
+            "the sum alone": ["reduce"] in softmax,
+            "softmax kernels": softmax,
         },
     )

@@ -43,24 +43,28 @@ def _row_major_default() -> Observation:
 @claim("transpose-materialized")
 def _transpose_materialized() -> Observation:
     """Under jit, a standalone a.T is materialized: one loop fusion whose body is a transpose
-    to layout {0,1} then a copy to {1,0}. a.T * 2 + 1 is one fusion too, in which XLA moved the
-    multiply and the add in front of the transpose."""
+    to layout {0,1} then a copy to {1,0}. a.T * 2 + 1 is one fusion too, ending in the same
+    transpose and copy, materialized as well, with the multiply and the add moved in front of
+    the transpose."""
     a = jnp.ones((256, 128), jnp.float32)
     alone = _optimized(lambda t: t.T, a)
     chained = _optimized(lambda t: t.T * 2 + 1, a)
-    body = [op for op in opcodes(fused_body(chained)) if op in ("multiply", "add", "transpose")]
+    chained_body = opcodes(fused_body(chained))
+    order = [op for op in chained_body if op in ("multiply", "add", "transpose")]
     return Observation(
         expected={
             "a.T fusions": ["kLoop"],
             "a.T fused body": ["parameter", "transpose", "copy"],
             "a.T * 2 + 1 fusions": ["kLoop"],
             "order inside it": ["multiply", "add", "transpose"],
+            "it ends with": ["transpose", "copy"],
         },
         observed={
             "a.T fusions": fusion_kinds(alone),
             "a.T fused body": opcodes(fused_body(alone)),
             "a.T * 2 + 1 fusions": fusion_kinds(chained),
-            "order inside it": body,
+            "order inside it": order,
+            "it ends with": chained_body[-2:],
         },
     )
 
@@ -113,8 +117,8 @@ def _donation() -> Observation:
 
 @claim("fortran-input-row-major")
 def _fortran_input() -> Observation:
-    """A Fortran-order NumPy array handed to JAX (jnp.asarray or jax.device_put) becomes a row-
-    major jax.Array (major_to_minor == (0, 1)) holding the same values."""
+    """A Fortran-order NumPy array handed to JAX (jnp.asarray or jax.device_put) becomes a
+    row-major jax.Array (major_to_minor == (0, 1)) holding the same values."""
     c = np.arange(12 * 7, dtype=np.float32).reshape(12, 7)
     f = np.asfortranarray(c)
     outs = {"jnp.asarray": jnp.asarray(f), "jax.device_put": jax.device_put(f)}

@@ -37,7 +37,8 @@ def _same_key_prefix() -> Observation:
 def _v0_v1() -> Observation:
     """v0 (two vmaps) and v1 (broadcasting) compile to the same program: one fusion each, the
     same flops; v1's jaxpr holds (N, M, d) intermediates, and only an optimization barrier
-    makes the compiled program hold one in memory: 384 MB of temporaries, against none."""
+    makes the compiled program hold one in memory: 384 MB of temporaries, against none, and
+    a write and a read of them more in its bytes accessed."""
     X, Y = _points()
     v0, v1 = dist.evidence(dist.distances_v0, X, Y), dist.evidence(dist.distances_v1, X, Y)
     forced = dist.evidence(dist.distances_v1_materialized, X, Y)
@@ -49,12 +50,16 @@ def _v0_v1() -> Observation:
             "same flops": True,
             "(N, M, d) arrays in v1's jaxpr at least 2": True,
             "temp bytes v1, with the barrier": [0, N * M * D * 4],
+            "the barrier adds a write and a read of them": True,
         },
         observed={
             "fusions v0, v1": [v0.fusions, v1.fusions],
             "same flops": v0.flops == v1.flops,
             "(N, M, d) arrays in v1's jaxpr at least 2": len(big) >= 2,
             "temp bytes v1, with the barrier": [v1.temp_bytes, forced.temp_bytes],
+            "the barrier adds a write and a read of them": forced.bytes_accessed - v1.bytes_accessed
+            >= 2 * N * M * D * 4,
+            "bytes accessed v1, with the barrier": [v1.bytes_accessed, forced.bytes_accessed],
         },
     )
 

@@ -1,6 +1,5 @@
 """Claims of the page `profiling`: keys, traces, annotations and memory profiles."""
 
-import gzip
 import tempfile
 from pathlib import Path
 
@@ -9,6 +8,7 @@ import jax.numpy as jnp
 
 from chapter2.claims.registry import Observation, claim
 from chapter2.hlo import compiled_text, entry_computation, instruction_names, kernels
+from chapter2.pprof import buffer_bytes, read_profile
 from chapter2.traces import generic_name, read_trace, trace_files
 
 
@@ -147,24 +147,34 @@ def _named_scope() -> Observation:
     )
 
 
+def _make_big():
+    return jnp.ones((4000, 4000))
+
+
 @claim("device-memory-profile")
 def _memory_profile() -> Observation:
     """On the CPU, jax.profiler.save_device_memory_profile writes a gzip-compressed pprof
-    protobuf, which grows when another device buffer is alive."""
-    before = gzip.decompress(jax.profiler.device_memory_profile())
-    extra = jnp.ones((1000, 1000)).block_until_ready()
+    protobuf whose samples are the live buffers by the call stack that allocated them: a new
+    4000 x 4000 float32 array adds 64,000,000 bytes of buffers, in a sample whose stack holds
+    the function that made it."""
+    before = read_profile(jax.profiler.device_memory_profile())
+    big = _make_big().block_until_ready()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "memory.prof"
         jax.profiler.save_device_memory_profile(str(path))
         written = path.read_bytes()
-    del extra
+    del big
     gzipped = written[:2] == b"\x1f\x8b"
-    after = gzip.decompress(written) if gzipped else b""
+    after = read_profile(written) if gzipped else []
     return Observation(
-        expected={"file is gzip": True, "grows with a live buffer": True},
+        expected={
+            "file is gzip": True,
+            "bytes added": 64_000_000,
+            "a sample names the function": True,
+        },
         observed={
             "file is gzip": gzipped,
-            "grows with a live buffer": len(after) > len(before),
-            "unpacked bytes before, after": [len(before), len(after)],
+            "bytes added": buffer_bytes(after) - buffer_bytes(before),
+            "a sample names the function": any("_make_big" in a.stack for a in after),
         },
     )

@@ -62,8 +62,8 @@ def _stablehlo_then_hlo() -> Observation:
 @claim("elementwise-chain-one-fusion")
 def _elementwise_fusion() -> Observation:
     """XLA fuses the sine, the multiplication and the addition of a * sin(x) + b into one
-    fusion of kind kLoop on the CPU, while sum(a @ b) becomes one kCustom fusion run by YNNPACK
-    (__ynn_fusion)."""
+    fusion of kind kLoop on the CPU, while sum(a @ b) of 100 x 100 matrices becomes one
+    kCustom fusion run by YNNPACK (__ynn_fusion)."""
     x = jnp.ones((100, 100))
     chain = compiled_text(simple_computation, x, 2.0, 1.0)
     matmul_sum = compiled_text(lambda a, b: jnp.sum(a @ b), x, x)
@@ -196,9 +196,10 @@ def _cancellation() -> Observation:
 
 @claim("hlo-metadata-source-lines")
 def _source_lines() -> Observation:
-    """Every instruction of the optimized HLO carries op_name metadata whose stack frame leads,
-    through the location tables at the top of the text, to the line of Python it came from;
-    lower().as_text(debug_info=True) adds loc(...) source locations to the StableHLO."""
+    """The instructions of the optimized HLO that compute the function's operations (sin, mul,
+    add) carry op_name metadata whose stack frame leads, through the location tables at the
+    top of the text, to the line of Python they came from; lower().as_text(debug_info=True)
+    adds loc(...) source locations to the StableHLO."""
     lowered = jax.jit(simple_computation).lower(jnp.ones(4), 2.0, 1.0)
     sources = source_lines(lowered.compile().as_text())
     line = simple_computation.__code__.co_firstlineno + 1
@@ -217,12 +218,22 @@ def _source_lines() -> Observation:
 def _xla_dump() -> Observation:
     """XLA reads XLA_FLAGS when the process starts: set later, --xla_dump_to dumps nothing. Set
     from the start, it dumps <module>.before_optimizations.txt (exp(log(x)+y): 0 fusions) and
-    <module>.cpu_after_optimizations.txt (1 fusion) for each compiled module."""
-    with tempfile.TemporaryDirectory() as late, tempfile.TemporaryDirectory() as fresh:
+    <module>.cpu_after_optimizations.txt (1 fusion) for each compiled module. The same options
+    passed to one compile() dump that module in a running process."""
+
+    def exp_log(x):
+        return jnp.exp(jnp.log(x) + x)
+
+    with (
+        tempfile.TemporaryDirectory() as late,
+        tempfile.TemporaryDirectory() as fresh,
+        tempfile.TemporaryDirectory() as one,
+    ):
+        jax.jit(exp_log)(jnp.ones(3)).block_until_ready()  # XLA has started in this process
         saved = os.environ.get("XLA_FLAGS")
         os.environ["XLA_FLAGS"] = f"--xla_dump_to={late} --xla_dump_hlo_as_text"
         try:
-            jax.jit(lambda x: jnp.exp(jnp.log(x) + x))(jnp.ones(7)).block_until_ready()
+            jax.jit(exp_log)(jnp.ones(7)).block_until_ready()
         finally:  # leave this process's environment as it was
             del os.environ["XLA_FLAGS"]
             if saved is not None:
@@ -230,21 +241,25 @@ def _xla_dump() -> Observation:
         dumped_late = sum(1 for _ in Path(late).rglob("*"))
         flags = f"--xla_dump_to={fresh} --xla_dump_hlo_as_text"
         record = json.loads(run_example("xla_dump", env={"XLA_FLAGS": flags}))
+        options = {"xla_dump_to": one, "xla_dump_hlo_as_text": True}
+        jax.jit(exp_log).lower(jnp.ones(9)).compile(options)
+        one_compile = sorted(f.name.split(".", 1)[1] for f in Path(one).glob("*jit_exp_log*"))
     suffixes = {f.split("jit_simple_computation", 1)[1] for f in record["files"]}
+    wanted = {".before_optimizations.txt", ".cpu_after_optimizations.txt"}
     return Observation(
         expected={
             "files dumped when set late": 0,
             "before and after files": True,
             "fusions before, after": [0, 1],
+            "one compile() with the options dumps its module": True,
         },
         observed={
             "files dumped when set late": dumped_late,
-            "before and after files": {
-                ".before_optimizations.txt",
-                ".cpu_after_optimizations.txt",
-            }
-            <= suffixes,
+            "before and after files": wanted <= suffixes,
             "fusions before, after": [record["fusions_before"], record["fusions_after"]],
+            "one compile() with the options dumps its module": any(
+                name.endswith("before_optimizations.txt") for name in one_compile
+            ),
         },
     )
 
