@@ -1,6 +1,5 @@
 """Entry points of the book: `nox -l` lists them."""
 
-import glob
 import json
 import os
 import re
@@ -14,10 +13,12 @@ import nox
 ROOT = Path(__file__).parent
 # Where the book and its execution cache are built; BOOK_BUILD_DIR moves both (conf.py reads it).
 BUILD = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build")).resolve()
-# -n: every cross-reference must resolve; -W: any warning fails the build; -j auto: pages
-# execute in parallel, one per core (README, "Build speed"; `-- -j 1` for quiet timings).
-OPTIONS = ["-n", "-W", "--keep-going", "-j", "auto", "-b", "html"]
-SPHINX = ["sphinx-build", *OPTIONS, "docs", str(BUILD / "html")]
+# The book's sphinx-build command and options live in one place, the book's Sphinx layer:
+# `python -m book.build SOURCE OUTDIR [options]` (docs/_ext/book/build.py).
+BOOK_BUILD = ["python", "-m", "book.build", "docs", str(BUILD / "html")]
+# The pinned toolchain (Sphinx, myst-nb, jupyter-cache, the theme, pytest, ruff, ...) that
+# every session installs; `nox -s toolchain` tries the newest releases instead.
+CONSTRAINTS = ["-c", str(ROOT / "constraints.txt")]
 # The test command of the tests session, which the benchmark times as well: every core.
 PYTEST = ["pytest", "-n", "auto", "--dist", "worksteal"]
 LINTED = ["src", "tests", "tools", "noxfile.py", "docs/conf.py", "docs/_ext"]
@@ -34,7 +35,7 @@ nox.options.stop_on_first_error = True
 
 def _version_of(executable: str) -> tuple[int, int] | None:
     ask = "import sys; print(*sys.version_info[:2])"
-    done = subprocess.run([executable, "-c", ask], capture_output=True, text=True)
+    done = subprocess.run([executable, "-c", ask], capture_output=True, text=True, check=False)
     return tuple(map(int, done.stdout.split())) if done.returncode == 0 else None
 
 
@@ -43,7 +44,7 @@ def find_python(wanted: str | None = None) -> str | None:
     candidates = [sys.executable]
     candidates += [shutil.which(f"python3.{minor}") for minor in (13, 12, 14, 11, 10)]
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-    candidates += sorted(glob.glob(str(pyenv / "versions" / "3.1[0-9]*" / "bin" / "python3")))
+    candidates += sorted(str(p) for p in pyenv.glob("versions/3.1[0-9]*/bin/python3"))
     for candidate in filter(None, candidates):
         version = _version_of(candidate)
         if version and (f"{version[0]}.{version[1]}" == wanted if wanted else version >= (3, 12)):
@@ -54,27 +55,25 @@ def find_python(wanted: str | None = None) -> str | None:
 PYTHON = find_python()
 
 
-def _install(session: nox.Session, extras: str) -> None:
-    """The book and `extras`, compiled to bytecode at install time: every page kernel, test
-    and build imports JAX and Sphinx, and where PYTHONDONTWRITEBYTECODE is set (as on these
-    machines) nothing else would ever write their .pyc files (README, "Build speed")."""
+def _install(session: nox.Session, extras: str, *options: str) -> None:
+    """The book and `extras` with the pinned toolchain (or `options` instead), compiled to
+    bytecode at install time: every page kernel, test and build imports JAX and Sphinx, and
+    where PYTHONDONTWRITEBYTECODE is set (as on these machines) nothing else would ever write
+    their .pyc files (README, "Build speed")."""
     if PYTHON is None:
         session.error(NO_PYTHON)
-    session.install("-e", f".[{extras}]", env={"UV_COMPILE_BYTECODE": "1"})
+    pins = options or CONSTRAINTS
+    session.install(*pins, "-e", f".[{extras}]", env={"UV_COMPILE_BYTECODE": "1"})
 
 
 @nox.session(python=PYTHON or False)
 def docs(session: nox.Session) -> None:
     """Build the book: every page executed, warnings are errors; arguments go to sphinx-build."""
     _install(session, "baseline,docs")
-    env = {"BOOK_BUILD_DIR": str(BUILD)}
     try:
-        session.run(*SPHINX, *session.posargs, env=env)
+        session.run(*BOOK_BUILD, *session.posargs, env={"BOOK_BUILD_DIR": str(BUILD)})
     except nox.command.CommandFailed:
-        failed = BUILD / "html" / "failed-pages.txt"  # written by docs/_ext/book/failures.py
-        if failed.exists():
-            print(failed.read_text(), flush=True)
-        session.error("the book did not build cleanly: see the pages and warnings above")
+        session.error("the book did not build cleanly: the problems are listed above")
     session.log(f"Open {BUILD / 'html' / 'index.html'} in a browser.")
 
 
@@ -91,8 +90,8 @@ def serve(session: nox.Session) -> None:
     """Rebuild the book live while you edit pages (sphinx-autobuild on port 8000)."""
     _install(session, "baseline,docs,dev")
     session.run(
-        "sphinx-autobuild",
-        *SPHINX[1:],
+        *BOOK_BUILD,
+        "--autobuild",
         "--watch",
         "src",
         *session.posargs,
@@ -126,6 +125,7 @@ def _venv_for(session: nox.Session, name: str, python: str, *packages: str) -> P
         "install",
         "--quiet",
         "--compile-bytecode",
+        *CONSTRAINTS,
         "-p",
         str(venv / "bin" / "python"),
         *packages,
@@ -174,10 +174,7 @@ def drift(session: nox.Session) -> None:
     )
     session.run(
         str(interpreter),
-        "-m",
-        "sphinx",
-        *OPTIONS,
-        "docs",
+        *BOOK_BUILD[1:4],
         str(build / "html"),
         env={"BOOK_BUILD_DIR": str(build)},
         success_codes=[0, 1, 2],
@@ -250,6 +247,21 @@ def lint(session: nox.Session) -> None:
     """Check style with ruff: lint rules and formatting, without changing files."""
     if PYTHON is None:
         session.error(NO_PYTHON)
-    session.install("ruff")
+    session.install(*CONSTRAINTS, "ruff")
     session.run("ruff", "check", *LINTED)
     session.run("ruff", "format", "--check", *LINTED)
+
+
+@nox.session(python=PYTHON or False)
+def toolchain(session: nox.Session) -> None:
+    """Build the book and run the tests with the newest releases of the toolchain, not the
+    pinned ones (constraints.txt): what upgrading would break. The versions used, the build's
+    problems and the test results are kept in docs/_build/toolchain/."""
+    _install(session, "baseline,docs,test", "--upgrade")
+    folder = BUILD / "toolchain"
+    folder.mkdir(parents=True, exist_ok=True)
+    versions = session.run("uv", "pip", "freeze", "-p", "python", silent=True, external=True)
+    (folder / "versions.txt").write_text(versions)
+    env = {"BOOK_BUILD_DIR": str(folder)}
+    session.run(*BOOK_BUILD[:4], str(folder / "html"), env=env, success_codes=[0, 1])
+    session.run(*PYTEST, f"--junitxml={folder / 'pytest.xml'}", env=env)

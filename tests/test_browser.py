@@ -10,7 +10,6 @@ written to the `screenshots` folder beside the HTML.
 import contextlib
 import http.server
 import os
-import re
 import shutil
 import struct
 import threading
@@ -19,19 +18,16 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import DOCS, HTML, PAGES, READING_ORDER
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
-HTML = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build")) / "html"
 SCREENSHOTS = HTML.parent / "screenshots"
 REVIEWED = ["overview", "fusion", "pairwise-distances", "quiz"]  # pages a reviewer looks at
 CHROMIUM = (
     os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 )
-PAGES = sorted(p.stem for p in (ROOT / "docs").glob("*.md"))
 # Pages with a cell whose `mystnb:` metadata asks for a figure.
-FIGURE_PAGES = [p for p in PAGES if "\n  figure:\n" in (ROOT / "docs" / f"{p}.md").read_text()]
-NOTEBOOK_PAGES = [p for p in PAGES if "```{code-cell}" in (ROOT / "docs" / f"{p}.md").read_text()]
+FIGURE_PAGES = [p for p in PAGES if "\n  figure:\n" in (DOCS / f"{p}.md").read_text()]
 # axe-core rules exempted from the serious/critical check, each with its reason: none. (The
 # moderate "region" rule, content outside landmarks in sphinx-book-theme, is not asserted.)
 EXEMPT: dict[str, str] = {}
@@ -39,21 +35,13 @@ EXEMPT: dict[str, str] = {}
 pytestmark = [pytest.mark.browser]
 if CHROMIUM is None:
     if os.environ.get("CI"):
-        raise RuntimeError("CI must run the browser tests: install Debian's chromium")
+        msg = "CI must run the browser tests: install Debian's chromium"
+        raise RuntimeError(msg)
     pytestmark.append(pytest.mark.skip(reason="no Chromium here (apt-get install chromium)"))
 
 
-def toctree_order() -> list[str]:
-    """The pages in reading order: the home page, then every toctree entry of index.md."""
-    entries = re.findall(
-        r"```\{toctree\}\n(.*?)```", (ROOT / "docs" / "index.md").read_text(), re.S
-    )
-    names = [line for block in entries for line in block.splitlines() if line and ":" not in line]
-    return ["index", *names]
-
-
 @pytest.fixture(scope="module")
-def site():
+def served():
     """The book served on a free localhost port."""
     if not (HTML / "index.html").exists():
         pytest.fail(f"no built book in {HTML}: run `nox -s docs` first")
@@ -67,6 +55,7 @@ def site():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
+    server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -83,14 +72,14 @@ def browser():
 
 
 @contextlib.contextmanager
-def reader(browser, site, width=1280, **options):
+def reader(browser, served, width=1280, **options):
     """A page of a fresh context; requests leaving the site are blocked and recorded."""
     context = browser.new_context(viewport={"width": width, "height": 900}, **options)
     page = context.new_page()
     page.outside, page.errors, page.failed = [], [], []
 
     def route(request_route):
-        if request_route.request.url.startswith(site):
+        if request_route.request.url.startswith(served):
             request_route.continue_()
         else:
             page.outside.append(request_route.request.url)
@@ -117,34 +106,34 @@ def switch_theme(page, theme: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def tab(browser, site):
+def tab(browser, served):
     """A tab for the tests that go where they like, each with `visit`. One tab serves them
     all: a new context costs a renderer process (about a CPU second here), a new page in the
     same tab a fraction of that."""
-    with reader(browser, site) as page:
+    with reader(browser, served) as page:
         yield page
 
 
 @pytest.fixture(scope="module")
-def opened_tab(browser, site):
+def opened_tab(browser, served):
     """The tab only `opened` moves, so a page it loaded is still there for the next test."""
-    with reader(browser, site) as page:
+    with reader(browser, served) as page:
         yield page
 
 
-def visit(tab, site, name: str):
+def visit(tab, served, name: str):
     """`tab` showing the page `name`, with what it recorded so far forgotten."""
     tab.outside.clear(), tab.errors.clear(), tab.failed.clear()
-    tab.goto(f"{site}/{name}.html", wait_until="networkidle")
+    tab.goto(f"{served}/{name}.html", wait_until="networkidle")
     tab.name = name
     return tab
 
 
 @pytest.fixture(scope="module")
-def opened(opened_tab, site, request):
+def opened(opened_tab, served, request):
     """The page named by the test's parameter, loaded once for all the tests of that page;
     a test that changes its theme, width or code blocks puts them back."""
-    return visit(opened_tab, site, request.param)
+    return visit(opened_tab, served, request.param)
 
 
 each_page = pytest.mark.parametrize("opened", PAGES, indirect=True)
@@ -153,19 +142,21 @@ each_page = pytest.mark.parametrize("opened", PAGES, indirect=True)
 @each_page
 def test_page_loads_offline_without_errors(opened):
     assert opened.outside == [], f"{opened.name} asks a third party for {opened.outside}"
-    assert opened.errors == [] and opened.failed == []
+    assert opened.errors == []
+    assert opened.failed == []
 
 
-def test_math_is_rendered_offline(tab, site):
-    page = visit(tab, site, "pairwise-distances")
+def test_math_is_rendered_offline(tab, served):
+    page = visit(tab, served, "pairwise-distances")
     page.wait_for_selector("mjx-container", timeout=10_000)
-    assert page.locator("mjx-container").count() > 5 and page.outside == []
+    assert page.locator("mjx-container").count() > 5
+    assert page.outside == []
 
 
-def test_a_reader_walks_the_book_forwards_and_back(tab, site):
+def test_a_reader_walks_the_book_forwards_and_back(tab, served):
     """Next is clicked page by page to the end; on each page, previous leads one page back."""
-    order = toctree_order()
-    page = visit(tab, site, "index")
+    order = READING_ORDER
+    page = visit(tab, served, "index")
     seen, back = ["index"], []
     while page.locator("a.right-next").count():
         with page.expect_navigation(wait_until="domcontentloaded"):
@@ -176,16 +167,16 @@ def test_a_reader_walks_the_book_forwards_and_back(tab, site):
     assert back == order[:-1]
 
 
-def test_search_finds_the_fusion_section(tab, site):
-    tab.goto(f"{site}/search.html?q=fusion")
+def test_search_finds_the_fusion_section(tab, served):
+    tab.goto(f"{served}/search.html?q=fusion")
     tab.wait_for_selector("#search-results li a", timeout=15_000)
     links = tab.locator("#search-results li a").evaluate_all("els => els.map(e => e.href)")
     assert any(link.split("#")[0].endswith("/fusion.html") for link in links)
 
 
 @pytest.mark.parametrize(("name", "inside"), [("quiz", ".claim-verdict"), ("exercises", "pre")])
-def test_answers_stay_hidden_until_opened(tab, site, name, inside):
-    dropdown = visit(tab, site, name).locator("details.sd-dropdown").first
+def test_answers_stay_hidden_until_opened(tab, served, name, inside):
+    dropdown = visit(tab, served, name).locator("details.sd-dropdown").first
     content = dropdown.locator(inside).first
     assert not content.is_visible()
     dropdown.locator(":scope > summary").click()
@@ -194,16 +185,17 @@ def test_answers_stay_hidden_until_opened(tab, site, name, inside):
         assert "Checked" in content.inner_text()
 
 
-def test_copy_buttons_copy_the_code_only(tab, site):
-    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
-    page = visit(tab, site, "recompilation")
+def test_copy_buttons_copy_the_code_only(tab, served):
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=served)
+    page = visit(tab, served, "recompilation")
     cell = page.locator("div.cell").filter(has=page.locator("div.output.stream")).first
     source = cell.locator("div.cell_input pre").inner_text()
     cell.locator("div.cell_input").hover()
     cell.locator("div.cell_input button.copybtn").click()
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.strip() == source.strip()
-    assert cell.locator("div.output").count() and not cell.locator("div.output .copybtn").count()
+    assert cell.locator("div.output").count()
+    assert not cell.locator("div.output .copybtn").count()
 
 
 CORNER_ALPHA = """i => {
@@ -224,9 +216,8 @@ def test_figures_load_with_caption_and_alt_and_stay_readable(opened, theme):
         for figure in figures:
             image = figure.locator("img")
             assert image.evaluate("i => i.complete && i.naturalWidth > 0"), opened.name
-            assert (
-                len(image.get_attribute("alt") or "") > 20 and figure.locator("figcaption").count()
-            )
+            assert len(image.get_attribute("alt") or "") > 20
+            assert figure.locator("figcaption").count()
             # Figures are drawn on an opaque white ground, so they stay readable on dark pages.
             corner = image.evaluate(CORNER_ALPHA)
             assert corner == 255, f"{opened.name}: a figure with a transparent ground"
@@ -235,9 +226,9 @@ def test_figures_load_with_caption_and_alt_and_stay_readable(opened, theme):
     assert figures, f"{opened.name} shows no figure"
 
 
-def test_the_dark_mode_switch_works(browser, site):
-    with reader(browser, site, color_scheme="light") as page:
-        page.goto(f"{site}/fusion.html", wait_until="networkidle")
+def test_the_dark_mode_switch_works(browser, served):
+    with reader(browser, served, color_scheme="light") as page:
+        page.goto(f"{served}/fusion.html", wait_until="networkidle")
         assert page.evaluate("document.documentElement.dataset.theme") == "light"
         page.locator("button.theme-switch-button:visible").first.click()
         page.locator("button.theme-change-button[data-mode='dark']:visible").click()
@@ -337,8 +328,8 @@ def test_the_audit_sees_every_code_token_and_puts_the_blocks_back(opened):
     assert opened.evaluate(ARTICLE) == before
 
 
-def test_a_downloaded_notebook_runs_top_to_bottom(tab, site, tmp_path):
-    page = visit(tab, site, "jaxprs")
+def test_a_downloaded_notebook_runs_top_to_bottom(tab, served, tmp_path):
+    page = visit(tab, served, "jaxprs")
     link = page.locator("a[href$='jaxprs.ipynb']").first
     assert link.count() == 1, "the page offers no .ipynb download"
     with page.expect_download() as download:
@@ -349,11 +340,6 @@ def test_a_downloaded_notebook_runs_top_to_bottom(tab, site, tmp_path):
     assert any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code")
     NotebookClient(notebook, timeout=300, kernel_name="python3").execute()
     assert not [o for c in notebook.cells for o in c.get("outputs", []) if o.output_type == "error"]
-
-
-def test_every_executed_page_offers_its_notebook():
-    missing = [p for p in NOTEBOOK_PAGES if not (HTML / "_sources" / f"{p}.ipynb").exists()]
-    assert missing == []
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -368,4 +354,5 @@ def test_screenshots_are_written_for_review(opened, width):
         opened.set_viewport_size({"width": 1280, "height": 900})
     # A PNG exactly as wide as the window (nothing sticks out sideways), longer than it is.
     shot_width, shot_height = struct.unpack(">II", png[16:24])
-    assert png[:8] == b"\x89PNG\r\n\x1a\n" and (shot_width, shot_height > 900) == (width, True)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (shot_width, shot_height > 900) == (width, True)

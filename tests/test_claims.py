@@ -3,10 +3,10 @@
 import importlib
 import json
 import re
-from pathlib import Path
 
 import jax
 import pytest
+from conftest import DOCS
 
 import chapter2.claims as claims_package
 from chapter2.claims import (
@@ -23,7 +23,6 @@ from chapter2.claims import (
 from chapter2.claims.__main__ import main
 from chapter2.claims.registry import describe_error, page_of, status_of
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 ALL = claims()
 
 
@@ -32,7 +31,7 @@ def empty_registry(monkeypatch):
     """A registry with no claims and no modules to load, for claims made up by a test."""
     monkeypatch.setattr(registry, "REGISTRY", {})
     monkeypatch.setattr(claims_package, "REGISTRY", registry.REGISTRY)
-    monkeypatch.setattr(claims_package, "section_modules", lambda: [])
+    monkeypatch.setattr(claims_package, "section_modules", list)
     return registry.REGISTRY
 
 
@@ -120,7 +119,8 @@ def test_every_claim_can_fail(claim_id, monkeypatch):
         with monkeypatch.context() as mp:
             force(mp)
             verdict = evaluate(claim_id)
-        assert verdict.status is status and reported in verdict.evidence, verdict.evidence
+        assert verdict.status is status, verdict.evidence
+        assert reported in verdict.evidence, verdict.evidence
 
 
 @pytest.mark.parametrize("page", sorted({c.page for c in ALL.values()}))
@@ -148,11 +148,13 @@ def test_observation_compares_expected_values_and_shows_context():
         expected={"kind": "dict", "shape": (2, 3)},
         observed={"kind": "list", "shape": [2, 3], "size": 6},
     )
-    assert obs.differences == ["kind"] and not obs.matches
+    assert obs.differences == ["kind"]
+    assert not obs.matches
     assert obs.observed["shape"] == [2, 3]  # tuples compare as JSON has them
     assert obs.sentence() == "kind: list (the book expects dict); shape: [2, 3]; size: 6"
     missing = Observation(expected={"a": 1}, observed={})
-    assert missing.differences == ["a"] and "a: (not observed)" in missing.sentence()
+    assert missing.differences == ["a"]
+    assert "a: (not observed)" in missing.sentence()
 
 
 def test_a_check_that_raises_is_a_drift_not_a_crash(empty_registry):
@@ -160,17 +162,17 @@ def test_a_check_that_raises_is_a_drift_not_a_crash(empty_registry):
 
     made_up("missing-api", lambda: jax.extend.core.NoSuchClass)
     verdict = evaluate("missing-api")
-    assert verdict.status is Status.DRIFTED and verdict.observation is None
+    assert verdict.status is Status.DRIFTED
+    assert verdict.observation is None
     assert verdict.evidence == "`jax.extend.core.NoSuchClass` does not exist in this JAX"
 
 
 def test_describe_error_names_missing_modules_and_attributes():
     missing = AttributeError("module 'jax.stages' has no attribute 'Traced'")
     assert describe_error(missing) == "`jax.stages.Traced` does not exist in this JAX"
-    try:
+    with pytest.raises(ImportError) as err:
         import jax.no_such_module  # noqa: F401
-    except ImportError as err:
-        assert describe_error(err).startswith("`jax.no_such_module` cannot be imported")
+    assert describe_error(err.value).startswith("`jax.no_such_module` cannot be imported")
     gone = ImportError("cannot import name 'Format' from 'jax.experimental.layout' (/x/y.py)")
     assert describe_error(gone) == "`jax.experimental.layout.Format` does not exist in this JAX"
     assert describe_error(ValueError("bad")) == "the check raised ValueError: bad"
@@ -190,7 +192,8 @@ def test_drift_names_the_claim_the_statement_and_what_jax_did(empty_registry):
     with pytest.raises(ClaimDrift) as err:
         verify("one-plus-one")
     message = str(err.value)
-    assert "claim 'one-plus-one' (page demo) drifted" in message and jax.__version__ in message
+    assert "claim 'one-plus-one' (page demo) drifted" in message
+    assert jax.__version__ in message
     assert "the book says: JAX adds 1 and 1 to make 3." in message
     assert "JAX did:       1 + 1: 2 (the book expects 3)" in message
     assert "expected {'1 + 1': 3}, observed {'1 + 1': 2}" in message
@@ -199,7 +202,8 @@ def test_drift_names_the_claim_the_statement_and_what_jax_did(empty_registry):
 def test_observed_claims_report_without_raising(empty_registry):
     made_up("machine-fact", lambda: Observation({"fast": True}, {"fast": False}), Kind.OBSERVED)
     verdict = verify("machine-fact")
-    assert verdict.status is Status.DIFFERS_HERE and "differs here" in str(verdict)
+    assert verdict.status is Status.DIFFERS_HERE
+    assert "differs here" in str(verdict)
     assert verdict.evidence == "fast: False (on the machine the Note describes: True)"
 
 
@@ -220,20 +224,23 @@ def test_a_module_that_cannot_load_does_not_hide_the_others(monkeypatch):
     monkeypatch.setattr(claims_package, "section_modules", lambda: ["jaxprs", "needs_a_newer_jax"])
     assert "cond-int32-false-first" in claims()
     errors = load_errors()
-    assert (
-        list(errors) == ["needs_a_newer_jax"]
-        and "ModuleNotFoundError" in errors["needs_a_newer_jax"]
-    )
+    assert list(errors) == ["needs_a_newer_jax"]
+    assert "ModuleNotFoundError" in errors["needs_a_newer_jax"]
 
 
 def test_verdict_data_carries_what_the_docs_layer_renders():
     data = evaluate("typed-prng-keys").as_dict()
-    assert data["section"] == "profiling" and data["label"] == "claim-typed-prng-keys"
-    assert data["status"] == "holds" and data["kind"] == "asserted"
-    assert data["expected"]["key(0) + 1"] == "TypeError" and "key<fry>" in data["evidence"]
-    assert data["check_source"].lstrip().startswith("@claim(") and data["jax"] == jax.__version__
+    assert data["section"] == "profiling"
+    assert data["label"] == "claim-typed-prng-keys"
+    assert data["status"] == "holds"
+    assert data["kind"] == "asserted"
+    assert data["expected"]["key(0) + 1"] == "TypeError"
+    assert "key<fry>" in data["evidence"]
+    assert data["check_source"].lstrip().startswith("@claim(")
+    assert data["jax"] == jax.__version__
     bundle = evaluate("typed-prng-keys")._repr_mimebundle_()
-    assert bundle[registry.VERDICT_MIME] == data and bundle["text/plain"].startswith("[typed")
+    assert bundle[registry.VERDICT_MIME] == data
+    assert bundle["text/plain"].startswith("[typed")
 
 
 def test_the_source_shown_with_a_verdict_includes_the_module_functions_the_check_calls():
@@ -250,17 +257,18 @@ def test_the_source_shown_with_a_verdict_includes_the_module_functions_the_check
 
 def test_json_report_of_every_claim(empty_registry, tmp_path, capsys):
     made_up("holds-here", lambda: Observation({"x": 1}, {"x": 1}))
-    made_up("gone", lambda: jax.no_such_function())
+    made_up("gone", lambda: jax.no_such_function())  # noqa: PLW0108 - fails when checked
     out = tmp_path / "claims.json"
     assert main(["--json", str(out)]) == 1  # a drift makes the run fail
     data = json.loads(out.read_text())
-    assert data["jax"] == jax.__version__ and data["modules_not_loaded"] == {}
+    assert data["jax"] == jax.__version__
+    assert data["modules_not_loaded"] == {}
     records = {r["id"]: r for r in data["claims"]}
     fields = {"id", "section", "statement", "kind", "status", "expected", "observed", "jax"}
-    assert fields <= set(records["holds-here"]) and "jaxlib" in records["gone"]
-    assert records["holds-here"]["status"] == "holds" and records["holds-here"]["observed"] == {
-        "x": 1
-    }
+    assert fields <= set(records["holds-here"])
+    assert "jaxlib" in records["gone"]
+    assert records["holds-here"]["status"] == "holds"
+    assert records["holds-here"]["observed"] == {"x": 1}
     assert records["gone"]["status"] == "drifted"
     assert records["gone"]["evidence"] == "`jax.no_such_function` does not exist in this JAX"
     assert "drifted  gone" in capsys.readouterr().out

@@ -17,7 +17,8 @@ def test_counts_one_compilation_per_new_signature():
         doubled(jnp.ones(4))  # new shape
         doubled(1.0)  # weakly typed scalar
     assert cc.count == 3
-    assert "float32[3]" in cc.signatures[0] and "weak_type=True" in cc.signatures[2]
+    assert "float32[3]" in cc.signatures[0]
+    assert "weak_type=True" in cc.signatures[2]
 
 
 def test_name_filter_ignores_other_functions():

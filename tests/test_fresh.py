@@ -1,7 +1,8 @@
 import importlib
-import importlib.util
 import os
+import pkgutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -9,14 +10,14 @@ from chapter2 import fresh
 
 
 @pytest.fixture
-def examples(tmp_path, monkeypatch):
-    """A package of throwaway examples, importable by the child through PYTHONPATH."""
-    package = tmp_path / "throwaway_examples"
+def probes(tmp_path, monkeypatch):
+    """A package of throwaway probes, importable by the child through PYTHONPATH."""
+    package = tmp_path / "throwaway_probes"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    monkeypatch.setattr(fresh, "PACKAGE", "throwaway_examples")
+    monkeypatch.setattr(fresh, "PACKAGE", "throwaway_probes")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "throwaway_examples", raising=False)
+    monkeypatch.delitem(sys.modules, "throwaway_probes", raising=False)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
 
     def write(name: str, code: str) -> None:
@@ -26,30 +27,34 @@ def examples(tmp_path, monkeypatch):
     return write
 
 
-def test_runs_in_a_new_interpreter_with_extra_env_and_args(examples):
-    examples(
+def test_runs_in_a_new_interpreter_with_extra_env_and_args(probes):
+    probes(
         "echo",
         "import os, sys\n"
         "print(os.environ['GREETING'], *sys.argv[1:], os.getpid())\n"
         "print('noise', file=sys.stderr)\n",
     )
-    words = fresh.run_example("echo", "a", "b", env={"GREETING": "hello"}).split()
-    assert words[:3] == ["hello", "a", "b"] and int(words[3]) != os.getpid()
+    words = fresh.run_probe("echo", "a", "b", env={"GREETING": "hello"}).split()
+    assert words[:3] == ["hello", "a", "b"]
+    assert int(words[3]) != os.getpid()
 
 
-def test_failure_carries_the_childs_stderr(examples):
-    examples("broken", "raise SystemExit('the flag was not read')\n")
-    with pytest.raises(fresh.ExampleFailed, match="the flag was not read") as err:
-        fresh.run_example("broken")
-    assert "throwaway_examples.broken exited with 1" in str(err.value)
+def test_failure_carries_the_childs_stderr(probes):
+    probes("broken", "raise SystemExit('the flag was not read')\n")
+    with pytest.raises(fresh.ProbeFailed, match="the flag was not read") as err:
+        fresh.run_probe("broken")
+    assert "throwaway_probes.broken exited with 1" in str(err.value)
 
 
-def test_unknown_example_is_named(examples):
+def test_unknown_example_is_named(probes):
     with pytest.raises(ModuleNotFoundError, match="'nope'"):
-        fresh.run_example("nope")
+        fresh.run_probe("nope")
 
 
-def test_the_book_examples_are_found_by_module_name():
-    assert fresh.PACKAGE == "chapter2.examples"
-    for name in ("xla_dump", "ynn_probe"):
-        assert importlib.util.find_spec(f"{fresh.PACKAGE}.{name}") is not None
+def test_every_probe_of_the_book_is_tested_as_it_runs():
+    """Each module of chapter2.probes is run by a test in tests/test_probes.py."""
+    package = importlib.import_module(fresh.PACKAGE)
+    probes = {m.name for m in pkgutil.iter_modules(package.__path__)}
+    tested = (Path(__file__).parent / "test_probes.py").read_text()
+    assert probes
+    assert {p for p in probes if f'run_probe("{p}"' not in tested} == set()

@@ -57,7 +57,8 @@ def test_scan_and_while_bodies_are_walked():
         return lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, carry)
 
     counts = count_primitives(jax.make_jaxpr(f)(jnp.ones(4)))
-    assert counts["scan"] == 1 and counts["while"] == 1
+    assert counts["scan"] == 1
+    assert counts["while"] == 1
     assert counts["tanh"] == 1  # inside the scan body
     assert counts["lt"] == 1  # inside the while condition
 

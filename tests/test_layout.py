@@ -1,4 +1,4 @@
-"""Tests of chapter2.layout and of the claims of section 2.4."""
+"""Tests of chapter2.layout: offsets from strides, aligned buffers, shared buffers."""
 
 import itertools
 
@@ -29,17 +29,20 @@ def test_linear_memory():
     a = np.array([[1, 2, 3], [4, 5, 6]])
     assert layout.linear_memory(a) == [1, 2, 3, 4, 5, 6]
     assert layout.linear_memory(np.asfortranarray(a)) == [1, 4, 2, 5, 3, 6]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="contiguous array"):
         layout.linear_memory(np.zeros((4, 4))[:, ::2])
 
 
 @pytest.mark.parametrize("align", [16, 64, 128, 4096])
 def test_aligned_and_misaligned_buffers(align):
     a = layout.aligned_empty((7, 5), np.float32, align)
-    assert a.shape == (7, 5) and a.dtype == np.float32 and a.flags.c_contiguous
+    assert a.shape == (7, 5)
+    assert a.dtype == np.float32
+    assert a.flags.c_contiguous
     assert layout.misalignment(a, align) == 0
     b = layout.misaligned_empty((7, 5), np.float32, align, by=8)
-    assert b.shape == (7, 5) and b.flags.c_contiguous
+    assert b.shape == (7, 5)
+    assert b.flags.c_contiguous
     assert layout.misalignment(b, align) == 8
 
 

@@ -1,11 +1,10 @@
 """The publishing recipe (.github/workflows) runs what the README says; it cannot run here."""
 
 import re
-from pathlib import Path
 
 import yaml
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = ROOT / ".github" / "workflows"
 
 
@@ -33,4 +32,29 @@ def test_the_drift_job_runs_on_a_schedule_and_keeps_its_report_even_when_it_fail
     drift = steps("drift.yml")
     assert any(step.get("run", "").startswith("nox -s drift -- jax") for step in drift)
     (keep,) = [s for s in drift if s.get("uses", "").startswith("actions/upload-artifact")]
-    assert keep["if"] == "always()" and keep["with"]["path"] == "data/drift/"
+    assert keep["if"] == "always()"
+    assert keep["with"]["path"] == "data/drift/"
+
+
+def test_the_toolchain_job_tries_the_newest_releases_weekly_and_keeps_what_broke():
+    workflow = yaml.safe_load((WORKFLOWS / "toolchain.yml").read_text())
+    on = workflow.get("on", workflow.get(True))
+    assert on["schedule"][0]["cron"]
+    toolchain = steps("toolchain.yml")
+    assert any(step.get("run") == "nox -s toolchain" for step in toolchain)
+    (keep,) = [s for s in toolchain if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert keep["if"] == "always()"
+    assert keep["with"]["path"] == "docs/_build/toolchain/"
+
+
+def test_every_session_but_the_toolchain_installs_the_pinned_toolchain():
+    noxfile = (ROOT / "noxfile.py").read_text()
+    assert (ROOT / "constraints.txt").exists()
+    for session in ("docs", "tests", "serve", "benchmark"):
+        body = noxfile.split(f"def {session}(", 1)[1].split("\n@nox.session", 1)[0]
+        assert '_install(session, "' in body, session
+        assert '"--upgrade"' not in body, session
+    assert "*CONSTRAINTS" in noxfile.split("def _venv_for(", 1)[1].split("\ndef ", 1)[0]
+    assert "*CONSTRAINTS" in noxfile.split("def lint(", 1)[1]
+    toolchain = noxfile.split("def toolchain(", 1)[1]
+    assert '_install(session, "baseline,docs,test", "--upgrade")' in toolchain

@@ -1,28 +1,13 @@
 """The built book (docs/_build/html, made by `nox -s docs`) as a reader receives it."""
 
 import html
-import os
 import re
-from pathlib import Path
 
 import pytest
+from conftest import CHAPTER, HTML, NOTEBOOK_PAGES, PAGES
 
 from chapter2.claims import Kind, claims
 
-ROOT = Path(__file__).resolve().parents[1]
-BUILD = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build"))
-HTML = BUILD / "html"
-PAGES = sorted(p.stem for p in (ROOT / "docs").glob("*.md"))
-CHAPTER = [
-    "profiling",
-    "jaxprs",
-    "xla-compilation",
-    "memory-layout",
-    "recompilation",
-    "fusion",
-    "async-dispatch",
-    "pairwise-distances",
-]
 VERDICT = re.compile(
     r'class="claim-verdict (claim-[\w-]+)[^"]*">\s*<p><strong>Checked</strong> '
     r'<code class="docutils literal notranslate"><span class="pre">([\w-]+)</span>'
@@ -54,7 +39,7 @@ def test_no_path_of_the_build_machine_is_published(site):
 
 def test_every_claim_shows_its_evidence_on_its_home_page_and_none_drifted(site):
     for claim_id, entry in claims().items():
-        shown = dict((cid, status) for status, cid in VERDICT.findall(site[f"{entry.page}.html"]))
+        shown = {cid: status for status, cid in VERDICT.findall(site[f"{entry.page}.html"])}
         assert claim_id in shown, f"{claim_id} has no evidence box on {entry.page}"
         allowed = (
             {"claim-holds"}
@@ -88,7 +73,8 @@ def test_every_figure_has_a_caption_alt_text_and_an_image(site):
         for figure in figures:
             alt = re.search(r'alt="([^"]*)"', figure).group(1)
             src = re.search(r'src="([^"]+)"', figure).group(1)
-            assert len(alt) > 20 and "<figcaption>" in figure
+            assert len(alt) > 20
+            assert "<figcaption>" in figure
             assert (HTML / src).stat().st_size > 10_000
 
 
@@ -148,3 +134,8 @@ def test_no_timing_comparison_is_typed_by_hand(site):
         prose = COMPARISON.sub("", site[f"{page}.html"])
         prose = re.sub(r"<pre.*?</pre>", "", prose, flags=re.S)  # code and printed outputs
         assert not TYPED_COMPARISON.search(text_of(prose)), page
+
+
+def test_every_executed_page_offers_its_notebook():
+    missing = [p for p in NOTEBOOK_PAGES if not (HTML / "_sources" / f"{p}.ipynb").exists()]
+    assert missing == []

@@ -23,8 +23,10 @@ def test_bench_warms_up_then_times_n_runs():
 
     result = bench(f, jnp.ones(3), n=7)
     warm_up = calls[:-7]
-    assert len(warm_up) >= WARM_UP[0] and calls[-7] - warm_up[0] >= WARM_UP[1]
-    assert isinstance(result, BenchResult) and result.n == 7
+    assert len(warm_up) >= WARM_UP[0]
+    assert calls[-7] - warm_up[0] >= WARM_UP[1]
+    assert isinstance(result, BenchResult)
+    assert result.n == 7
     assert 0 < min(result.times) <= result.low <= result.median <= result.high
 
 
@@ -53,7 +55,8 @@ NEAR = BenchResult((0.00108, 0.0012, 0.0013))  # its middle half overlaps FAST's
 
 def test_a_comparison_says_faster_only_when_the_spreads_are_apart():
     faster = Comparison("v2", FAST, "v1", SLOW)
-    assert faster.verdict == "faster" and faster.ratio == pytest.approx(10)
+    assert faster.verdict == "faster"
+    assert faster.ratio == pytest.approx(10)
     assert str(faster).startswith("v2 ran 10 × faster than v1 (1.10 ms against 11.0 ms")
     slower = Comparison("v1", SLOW, "v2", FAST)
     assert slower.verdict == "slower"
@@ -62,15 +65,18 @@ def test_a_comparison_says_faster_only_when_the_spreads_are_apart():
 
 def test_overlapping_spreads_are_indistinguishable_whatever_the_medians():
     same = Comparison("v3", NEAR, "the bare product", FAST)
-    assert NEAR.median > FAST.median and same.verdict == "indistinguishable"
+    assert NEAR.median > FAST.median
+    assert same.verdict == "indistinguishable"
     assert "could not be told apart: the middle halves of their runs overlap" in str(same)
-    assert "faster" not in str(same) and "as long" not in str(same)
+    assert "faster" not in str(same)
+    assert "as long" not in str(same)
 
 
 def test_a_comparison_displays_its_numbers_for_the_book():
     bundle = Comparison("v2", FAST, "v1", SLOW)._repr_mimebundle_()
     data = bundle["application/vnd.chapter2.comparison+json"]
-    assert data["verdict"] == "faster" and data["text"] == bundle["text/plain"]
+    assert data["verdict"] == "faster"
+    assert data["text"] == bundle["text/plain"]
     assert data["a"] == pytest.approx(
         {"name": "v2", "median": 0.0011, "low": 0.00105, "high": 0.00115, "n": 3}
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
-import matplotlib
+import matplotlib as mpl
 import pytest
 
 from chapter2.hlo import kernels
@@ -24,7 +24,7 @@ from chapter2.traces import (
     trace_files,
 )
 
-matplotlib.use("Agg")
+mpl.use("Agg")
 FROZEN = Path(__file__).parent / "data" / "profile-step"  # five steps of profiling's example
 
 
@@ -43,7 +43,8 @@ def log_dir(tmp_path_factory):
 
 def test_files_are_listed_relative_to_the_trace_folder(log_dir):
     files = trace_files(log_dir)
-    assert files and all(not f.startswith("/") and f.startswith("plugins/profile/") for f in files)
+    assert files
+    assert all(not f.startswith("/") and f.startswith("plugins/profile/") for f in files)
     assert trace_file(log_dir, ".xplane.pb").name.endswith(".xplane.pb")
 
 
@@ -64,7 +65,8 @@ def test_generic_name_hides_host_and_time():
 def test_events_hold_the_annotations(log_dir):
     trace = read_trace(log_dir)
     counts = trace.counts()
-    assert counts["unit_0"] == 1 and counts["unit_1"] == 1
+    assert counts["unit_0"] == 1
+    assert counts["unit_1"] == 1
     assert all(e["ph"] == "X" for e in trace.events)
     annotation = next(e for e in trace.events if e["name"] == "unit_0")
     assert trace.thread_of(annotation) != str(annotation["tid"])  # the thread has a name
@@ -76,7 +78,8 @@ def test_a_timeline_draws_only_its_series_one_row_per_thread(log_dir):
     timeline = Timeline(trace, [Series("annotations", "tab:red", annotations)])
     ax = timeline.draw()
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert labels == [row_labels(timeline.rows)[0]] and labels[0].startswith("host (")
+    assert labels == [row_labels(timeline.rows)[0]]
+    assert labels[0].startswith("host (")
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["annotations"]
     assert len(ax.patches) == 2  # only the series' events are drawn
 
@@ -114,7 +117,8 @@ def test_durations_are_medians_of_complete_events_not_markers(frozen):
 def test_a_call_counts_once_though_the_host_records_it_twice(frozen):
     trace, _ = frozen
     events = named(trace, "PjitFunction(complex_computation)")
-    assert len(events) == 10 and len(outermost(trace, events)) == 5
+    assert len(events) == 10
+    assert len(outermost(trace, events)) == 5
 
 
 def test_events_under_a_pixel_are_ticks_and_the_alt_text_says_so(frozen):
@@ -122,7 +126,8 @@ def test_events_under_a_pixel_are_ticks_and_the_alt_text_says_so(frozen):
     host, fusion, scale = timeline.series
     assert [timeline.ticks(s) for s in timeline.series] == [True, False, True]
     ax = timeline.draw()
-    assert len(ax.patches) == 5 and len(ax.collections) == 10  # bars; ticks
+    assert len(ax.patches) == 5
+    assert len(ax.collections) == 10
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
         host.label + " (tick)",
         fusion.label,
@@ -137,7 +142,8 @@ def test_events_under_a_pixel_are_ticks_and_the_alt_text_says_so(frozen):
 def test_the_timeline_figure_carries_its_alt_text(frozen):
     _, timeline = frozen
     data, metadata = timeline.figure()._repr_mimebundle_()
-    assert data["image/png"] and metadata == {"image/png": {"alt": timeline.alt_text()}}
+    assert data["image/png"]
+    assert metadata == {"image/png": {"alt": timeline.alt_text()}}
 
 
 def test_row_labels_number_repeated_roles():

@@ -38,16 +38,19 @@ ENTRY %main.2 (x.1: f32[128,128]) -> f32[] {
 
 def test_verdict_wrong_result_reproduced():
     outcome = ynn.verdict(-3.5, -981.4677)
-    assert outcome.wrong and outcome.label == "reproduced"
+    assert outcome.wrong
+    assert outcome.label == "reproduced"
     assert outcome.error == pytest.approx(977.9677)
     assert "The bug is present on this machine." in outcome.sentence
-    assert "-3.5000" in outcome.sentence and "-981.4677" in outcome.sentence
+    assert "-3.5000" in outcome.sentence
+    assert "-981.4677" in outcome.sentence
     assert "did not show up" not in outcome.sentence
 
 
 def test_verdict_wrong_result_not_reproduced():
     outcome = ynn.verdict(-981.4674, -981.4677)
-    assert not outcome.wrong and outcome.label == "not reproduced"
+    assert not outcome.wrong
+    assert outcome.label == "not reproduced"
     assert "The bug did not show up on this machine's CPU" in outcome.sentence
     assert "inside the tolerance of 0.01" in outcome.sentence
     assert "is present" not in outcome.sentence
@@ -93,14 +96,16 @@ def test_probe_on_this_machine():
     w, x = ynn.operands()
     assert result.reference == pytest.approx(ynn.reference(w, x))
     assert abs(result.argument - result.reference) <= ynn.TOLERANCE  # never affected
-    assert result.uses_ynn and result.fusion_kinds == ("kCustom",)
+    assert result.uses_ynn
+    assert result.fusion_kinds == ("kCustom",)
     assert result.dot_operands == ("constant", "parameter")
     assert set(result.as_dict()) >= {"closure", "argument", "reference", "uses_ynn"}
 
 
 def test_probe_small_n_keeps_the_constant_out_of_the_fusion():
     result = ynn.probe(n=32, seed=1)  # below 64: the dot alone goes to YNN, the sum is a kLoop
-    assert result.uses_ynn and result.fusion_kinds[0] == "kCustom"
+    assert result.uses_ynn
+    assert result.fusion_kinds[0] == "kCustom"
     assert "kLoop" in result.fusion_kinds
     assert result.dot_operands == ("parameter", "parameter")
     assert abs(result.closure - result.reference) <= ynn.TOLERANCE

@@ -19,7 +19,7 @@ COST: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item, nextitem):
+def pytest_runtest_protocol(item, nextitem):  # noqa: ARG001 - pytest's hook
     busy, start = busy_cpu_seconds(), time.perf_counter()
     yield
     cost = COST[f"{item.path.name}::{item.originalname}"]

@@ -40,4 +40,5 @@ def baseline_jax() -> str:
         found = re.match(r"jax==([\w.]+).*extra == .baseline.", requirement)
         if found:
             return found.group(1)
-    raise LookupError("the chapter2 package declares no baseline jax== pin")
+    msg = "the chapter2 package declares no baseline jax== pin"
+    raise LookupError(msg)

@@ -26,6 +26,6 @@ class Figure:
         plt.close(figure)
         return cls(buffer.getvalue(), alt)
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
+    def _repr_mimebundle_(self, include=None, exclude=None):  # noqa: ARG002 - IPython's API
         data = {"image/png": base64.b64encode(self.png).decode(), "text/plain": self.alt}
         return data, {"image/png": {"alt": self.alt}}

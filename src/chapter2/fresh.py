@@ -1,9 +1,9 @@
-"""Running an example of `chapter2.examples` in a fresh interpreter.
+"""Running a probe of `chapter2.probes` in a fresh interpreter.
 
-Some behaviour can only be shown in a new process: XLA reads `XLA_FLAGS` once, at start-up,
-and a persistent cache proves itself only when a second process hits it. The examples are
-modules of the package, so `python -m chapter2.examples.<name>` finds them wherever the
-package is installed.
+Some behaviour can only be shown in a new process: XLA reads the environment variable
+`XLA_FLAGS` once, at start-up, and a persistent cache proves itself only when a second
+process hits it. The probes are modules of the package, so `python -m chapter2.probes.<name>`
+finds them wherever the package is installed.
 """
 
 import importlib.util
@@ -13,31 +13,34 @@ import sys
 
 from chapter2.quiet import LOCK_VARIABLE
 
-PACKAGE = "chapter2.examples"
+PACKAGE = "chapter2.probes"
 
 
-class ExampleFailed(RuntimeError):
-    """A fresh-process example exited with an error; the message carries its stderr."""
+class ProbeFailed(RuntimeError):
+    """A probe exited with an error; the message carries its stderr."""
 
 
-def run_example(
+def run_probe(
     name: str, *args: str, env: dict[str, str] | None = None, timeout: float = 300
 ) -> str:
-    """Run `python -m chapter2.examples.<name> args` with extra `env`; return its stdout.
+    """Run `python -m chapter2.probes.<name> args` with extra `env`; return its stdout.
 
-    The example never takes the timing lock of a parallel build (it would wait for the cell
-    that started it): a cell that runs a timed example holds it, `with chapter2.quiet.alone()`.
+    The probe never takes the timing lock of a parallel build (it would wait for the cell
+    that started it): a cell that runs a timed probe holds it, `with chapter2.quiet.alone()`.
     """
     module = f"{PACKAGE}.{name}"
     if importlib.util.find_spec(module) is None:
-        raise ModuleNotFoundError(f"no example called {name!r} in {PACKAGE}")
+        msg = f"no probe called {name!r} in {PACKAGE}"
+        raise ModuleNotFoundError(msg)
     proc = subprocess.run(
         [sys.executable, "-m", module, *args],
         capture_output=True,
         text=True,
         env={k: v for k, v in {**os.environ, **(env or {})}.items() if k != LOCK_VARIABLE},
         timeout=timeout,
+        check=False,
     )
     if proc.returncode != 0:
-        raise ExampleFailed(f"{module} exited with {proc.returncode}:\n{proc.stderr.strip()}")
+        msg = f"{module} exited with {proc.returncode}:\n{proc.stderr.strip()}"
+        raise ProbeFailed(msg)
     return proc.stdout

@@ -135,7 +135,8 @@ def entry_layout(text: str) -> str:
         depth += {"{": 1, "}": -1}.get(text[end], 0)
         if depth == 0:
             return text[start:end]
-    raise ValueError("unbalanced braces in entry_computation_layout")
+    msg = "unbalanced braces in entry_computation_layout"
+    raise ValueError(msg)
 
 
 def input_output_alias(text: str) -> str | None:
@@ -151,7 +152,8 @@ def source_lines(text: str) -> dict[str, tuple[str, str, int]]:
     """
 
     if "\nFileNames\n" not in text:
-        raise ValueError("the HLO text has no location tables (FileNames, StackFrames, ...)")
+        msg = "the HLO text has no location tables (FileNames, StackFrames, ...)"
+        raise ValueError(msg)
 
     def table(name: str) -> str:
         start = text.index(f"\n{name}\n") + len(name) + 2

@@ -25,7 +25,8 @@ def strided_offset(a: np.ndarray, index: tuple[int, ...]) -> int:
 def linear_memory(a: np.ndarray) -> list:
     """The elements of a contiguous array in the order they sit in memory."""
     if not (a.flags.c_contiguous or a.flags.f_contiguous):
-        raise ValueError("linear_memory needs a C- or Fortran-contiguous array")
+        msg = "linear_memory needs a C- or Fortran-contiguous array"
+        raise ValueError(msg)
     return a.ravel(order="K").tolist()
 
 

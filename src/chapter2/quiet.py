@@ -14,6 +14,7 @@ import contextlib
 import fcntl
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 LOCK_VARIABLE = "CHAPTER2_TIMING_LOCK"
 
@@ -23,8 +24,9 @@ class _Lock:
 
     def __init__(self, path: str):
         self.path = path
-        self.main = open(path, "a")  # noqa: SIM115 - held for the life of the kernel
-        self.gate = open(path + ".gate", "a")  # noqa: SIM115
+        # held for the life of the kernel, not for a block
+        self.main = Path(path).open("a")  # noqa: SIM115
+        self.gate = Path(path + ".gate").open("a")  # noqa: SIM115
         self.in_cell = False
         self.alone = False
 
@@ -33,7 +35,7 @@ _lock: _Lock | None = None
 
 
 def _current() -> _Lock | None:
-    global _lock
+    global _lock  # noqa: PLW0603 - one lock per kernel process
     path = os.environ.get(LOCK_VARIABLE)
     if _lock is None and path:
         _lock = _Lock(path)

@@ -70,7 +70,7 @@ def bench_together(calls: dict[str, tuple[Callable, tuple]], n: int = 20) -> dic
     waited for, so a machine that speeds up or slows down meanwhile affects them all alike.
     Each call first warms up (the first call compiles, the next few settle caches and
     threads). Nothing else of a parallel build computes meanwhile."""
-    import jax
+    import jax  # noqa: PLC0415 - the Sphinx layer imports this module without JAX
 
     def run(f: Callable, args: tuple) -> float:
         start = time.perf_counter()
@@ -151,5 +151,5 @@ class Comparison:
             "b": {"name": self.b_name, **timing(self.b)},
         }
 
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:  # noqa: ARG002
         return {"text/plain": str(self), COMPARISON_MIME: self.as_dict()}

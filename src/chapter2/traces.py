@@ -31,7 +31,8 @@ def trace_file(log_dir: str | Path, suffix: str) -> Path:
     """The one file under `log_dir` whose name ends with `suffix`."""
     found = [p for p in Path(log_dir).rglob(f"*{suffix}") if p.is_file()]
     if len(found) != 1:
-        raise FileNotFoundError(f"expected one *{suffix} in the trace folder, found {len(found)}")
+        msg = f"expected one *{suffix} in the trace folder, found {len(found)}"
+        raise FileNotFoundError(msg)
     return found[0]
 
 

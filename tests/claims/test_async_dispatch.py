@@ -18,7 +18,8 @@ def compiles_on_every_call(mp):
 
     def jit(f, **kwargs):
         def call(*args):
-            return REAL_JIT(functools.wraps(f)(lambda *a: f(*a)), **kwargs)(*args)
+            fresh = functools.wraps(f)(lambda *a: f(*a))  # noqa: PLW0108 - a new function
+            return REAL_JIT(fresh, **kwargs)(*args)
 
         return call
 

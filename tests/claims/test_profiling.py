@@ -2,6 +2,7 @@
 
 import contextlib
 import gzip
+from pathlib import Path
 
 import jax
 
@@ -33,7 +34,7 @@ def memory_profile_uncompressed(mp):
     real = jax.profiler.device_memory_profile
 
     def save(path, backend=None):
-        with open(path, "wb") as fh:
+        with Path(path).open("wb") as fh:
             fh.write(gzip.decompress(real(backend)))
 
     mp.setattr(jax.profiler, "save_device_memory_profile", save)

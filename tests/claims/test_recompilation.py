@@ -30,14 +30,21 @@ def cond_as_python_if(mp):
 
 def cache_per_wrapper(mp):
     """A jit whose cache belongs to each wrapper: jax.jit(base) twice compiles twice."""
-    mp.setattr(
-        jax, "jit", lambda f, **kw: REAL_JIT(functools.wraps(f)(lambda *a, **k: f(*a, **k)), **kw)
-    )
+
+    def jit(f, **kw):
+        fresh = functools.wraps(f)(lambda *a, **k: f(*a, **k))  # noqa: PLW0108 - a new wrapper
+        return REAL_JIT(fresh, **kw)
+
+    mp.setattr(jax, "jit", jit)
 
 
 def trace_every_call(mp):
     """A jit that traces its function again on every call, so it sees every global afresh."""
-    mp.setattr(jax, "jit", lambda f, **kw: lambda *a: REAL_JIT(lambda *b: f(*b), **kw)(*a))
+
+    def jit(f, **kw):
+        return lambda *a: REAL_JIT(lambda *b: f(*b), **kw)(*a)  # noqa: PLW0108 - traced anew
+
+    mp.setattr(jax, "jit", jit)
 
 
 def misses_unexplained(mp):
@@ -47,12 +54,12 @@ def misses_unexplained(mp):
 
 def caches_not_shared(mp):
     """Processes that do not find each other's cache entries."""
-    real = recompilation_claims.run_example
+    real = recompilation_claims.run_probe
 
-    def run_example(name, folder, **kwargs):
+    def run_probe(name, folder, **kwargs):
         return real(name, tempfile.mkdtemp(prefix="other_cache_"), **kwargs)
 
-    mp.setattr(recompilation_claims, "run_example", run_example)
+    mp.setattr(recompilation_claims, "run_probe", run_probe)
 
 
 BREAKERS = {

@@ -16,6 +16,7 @@ def setup(app):
     app.connect("env-get-updated", numbering.strip_chapter, priority=100)
     app.connect("env-get-updated", numbering.prefix_chapter, priority=900)
     app.add_config_value("book_engine_src", "", "env", types=[str])
+    app.add_config_value("book_balance", True, "", types=[bool])
     app.connect("source-read", kernels.note_page)
     app.connect("source-read", dependencies.note_page_dependencies)
 
@@ -30,7 +31,7 @@ def setup(app):
 
     app.connect("builder-inited", failures.start)
     app.connect("builder-inited", kernels.share_timing_lock)
-    app.connect("env-merge-info", failures.merge)
+    app.connect("env-get-outdated", failures.recheck)
     app.connect("build-finished", failures.finish)
     app.connect("html-page-context", notebooks.offer_notebook)  # before the theme's (501)
     app.connect("build-finished", offline.copy_mathjax)

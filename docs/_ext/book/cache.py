@@ -16,27 +16,22 @@ from jupyter_cache import get_cache
 from jupyter_cache.cache.main import JupyterCacheBase
 
 
-def code_fingerprint(*folders: Path) -> str:
-    """Hash the Python files under `folders`, the Python version and jax/jaxlib's versions."""
-    digest = hashlib.sha256()
-    digest.update(f"python {sys.version_info[:2]}\n".encode())
+def fingerprint() -> str:
+    """A hash of what every page sees: the Python version and jax/jaxlib's versions."""
+    digest = hashlib.sha256(f"python {sys.version_info[:2]}\n".encode())
     for package in ("jax", "jaxlib"):
         digest.update(f"{package}=={version(package)}\n".encode())
-    for folder in folders:
-        for path in sorted(Path(folder).rglob("*.py")):
-            digest.update(path.relative_to(folder).as_posix().encode())
-            digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
-def cache_folder(caches: Path, *code: Path) -> Path:
-    """The cache for this JAX and this code; older caches for the same JAX are removed.
+def cache_folder(caches: Path) -> Path:
+    """The cache for this Python and JAX; older caches for the same JAX are removed.
 
     The folder is named `jax-<version>-<fingerprint>`, so a build under another JAX keeps
     its own cache and never deletes the baseline's.
     """
     prefix = f"jax-{version('jax')}-"
-    current = caches / (prefix + code_fingerprint(*code))
+    current = caches / (prefix + fingerprint())
     for stale in caches.glob(prefix + "*"):
         if stale != current:
             shutil.rmtree(stale, ignore_errors=True)
@@ -59,7 +54,7 @@ def serialize_writes(lock: Path) -> None:
 
         @functools.wraps(original)
         def locked(self, *args, _original=original, **kwargs):
-            with open(lock, "a") as handle:
+            with lock.open("a") as handle:
                 fcntl.flock(handle, fcntl.LOCK_EX)
                 return _original(self, *args, **kwargs)
 

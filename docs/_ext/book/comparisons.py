@@ -25,7 +25,7 @@ def comparison_html(data: dict) -> str:
 class ComparisonRenderer:
     """myst-nb mime renderer plugin for COMPARISON_MIME outputs (registered as an entry point)."""
 
-    mime_priority_overrides = [("*", COMPARISON_MIME, 1)]
+    mime_priority_overrides = (("*", COMPARISON_MIME, 1),)
 
     @staticmethod
     def handle_mime(renderer, data, inline):

@@ -3,7 +3,7 @@
 myst-nb's cache is keyed on a page's own cells. This reads a page's code cells (as myst-nb
 reads them) and parses their Python: the `chapter2` modules they import, the claims they
 name (any string that is a claim id: `verify("id")`, or a list of ids a loop verifies) and
-the probes they run (`run_example("name")`). It follows the engine's own imports from there
+the probes they run (`run_probe("name")`). It follows the engine's own imports from there
 and hashes those files. The hash goes into the metadata of the page's first code cell
 (`deps-hash`, an option myst-nb keeps), so the cache key changes with the page's
 dependencies; `env.note_dependency` makes Sphinx read the page again when one changes.
@@ -51,12 +51,12 @@ def imported_modules(code: str) -> set[str]:
 
 
 def probes_run(code: str) -> set[str]:
-    """The probes a piece of code runs: the first argument of each `run_example("name")`."""
+    """The probes a piece of code runs: the first argument of each `run_probe("name")`."""
     found = set()
     for node in ast.walk(_parse(code)):
         if (
             isinstance(node, ast.Call)
-            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "run_example"
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "run_probe"
             and node.args
             and isinstance(node.args[0], ast.Constant)
         ):

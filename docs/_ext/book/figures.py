@@ -11,7 +11,7 @@ from docutils import nodes
 class AltTextRenderer:
     """myst-nb mime renderer plugin for images that carry their alt text."""
 
-    mime_priority_overrides = []
+    mime_priority_overrides = ()
 
     @staticmethod
     def handle_mime(renderer, data, inline):

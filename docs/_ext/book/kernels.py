@@ -41,7 +41,7 @@ class IPCProvisioner(LocalProvisioner):
     async def pre_launch(self, **kwargs):
         self._folder = tempfile.mkdtemp(prefix="k")
         self.parent.transport = "ipc"
-        self.parent.ip = os.path.join(self._folder, "s")
+        self.parent.ip = str(Path(self._folder) / "s")
         extensions = ["--ext=chapter2.claims.attribution", "--ext=chapter2.quiet"]
         extra = [*kwargs.pop("extra_arguments", []), *extensions]
         return await super().pre_launch(extra_arguments=extra, **kwargs)

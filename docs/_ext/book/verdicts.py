@@ -52,7 +52,7 @@ def verdict_markdown(data: dict) -> str:
 class VerdictRenderer:
     """myst-nb mime renderer plugin for VERDICT_MIME outputs (registered as an entry point)."""
 
-    mime_priority_overrides = [("*", VERDICT_MIME, 1)]
+    mime_priority_overrides = (("*", VERDICT_MIME, 1),)
 
     @staticmethod
     def handle_mime(renderer, data, inline):

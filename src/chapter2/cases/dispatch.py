@@ -7,7 +7,7 @@ import numpy as np
 SYNCHRONIZING = {
     "r[0, 0].item()": lambda r: r[0, 0].item(),
     "float(r[0, 0])": lambda r: float(r[0, 0]),
-    "np.asarray(r)": lambda r: np.asarray(r),
+    "np.asarray(r)": np.asarray,
     "if r[0, 0] > 0:": lambda r: bool(r[0, 0] > 0),
     "r[:2, :2].tolist()": lambda r: r[:2, :2].tolist(),
 }

@@ -7,7 +7,7 @@ Exits 1 when an asserted claim drifted or a claims module could not be loaded.
 """
 
 import argparse
-import datetime
+import datetime as dt
 import json
 import platform
 import sys
@@ -26,7 +26,7 @@ def report() -> dict:
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
         "python": platform.python_version(),
-        "recorded": datetime.date.today().isoformat(),
+        "recorded": dt.date.today().isoformat(),
         "claims": [v.as_dict() for v in verdicts],
         "modules_not_loaded": load_errors(),
     }

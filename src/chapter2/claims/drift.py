@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("failures", type=Path, help="failed-pages.json of the build")
     parser.add_argument("--out", type=Path, required=True, help="folder for report.md/.json")
     args = parser.parse_args(argv)
-    failures = json.loads(args.failures.read_text()) if args.failures.exists() else []
+    build = json.loads(args.failures.read_text()) if args.failures.exists() else {}
+    failures = build.get("failing_cells", [])
     report = build_report(json.loads(args.claims.read_text()), failures)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "report.json").write_text(json.dumps(report, indent=2) + "\n")

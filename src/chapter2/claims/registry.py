@@ -168,8 +168,8 @@ def describe_error(err: BaseException) -> str:
 def installed_versions() -> dict[str, str]:
     """The JAX and jaxlib a verdict was reached on. JAX is imported here, not when the registry
     is: a kernel that loads chapter2.claims.attribution pays for JAX only if a cell fails."""
-    import jax
-    import jaxlib
+    import jax  # noqa: PLC0415
+    import jaxlib  # noqa: PLC0415
 
     return {"jax": jax.__version__, "jaxlib": jaxlib.__version__}
 
@@ -220,7 +220,7 @@ class Verdict:
 
     __repr__ = __str__
 
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:  # noqa: ARG002
         return {"text/plain": str(self), VERDICT_MIME: self.as_dict()}
 
 
@@ -246,10 +246,12 @@ def claim(
 
     def register(check: Callable[[], Observation]) -> Callable[[], Observation]:
         if id in REGISTRY:
-            raise ValueError(f"claim {id!r} is registered twice")
+            msg = f"claim {id!r} is registered twice"
+            raise ValueError(msg)
         said = statement or " ".join((check.__doc__ or "").split())
         if not said:
-            raise ValueError(f"claim {id!r} says nothing: give its check a docstring")
+            msg = f"claim {id!r} says nothing: give its check a docstring"
+            raise ValueError(msg)
         REGISTRY[id] = Claim(id, page or page_of(check.__module__), said, check, kind)
         return check
 
@@ -260,7 +262,7 @@ def run_check(entry: Claim) -> Verdict:
     """Run one claim's check; a check that cannot run on this JAX is a drift, not a crash."""
     try:
         return Verdict(entry, entry.check())
-    except Exception as err:  # noqa: BLE001 - whatever the JAX, the verdict says what happened
+    except Exception as err:
         return Verdict(entry, None, describe_error(err))
 
 

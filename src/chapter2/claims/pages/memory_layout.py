@@ -138,7 +138,7 @@ def _fortran_input() -> Observation:
 def _auto_layout() -> Observation:
     """jax.jit accepts Format(Layout.AUTO) for inputs and outputs (jax.experimental.layout); on
     the CPU the compiler picks row-major for both."""
-    from jax.experimental.layout import Format, Layout
+    from jax.experimental.layout import Format, Layout  # noqa: PLC0415 - as for jex above
 
     auto = jax.jit(
         lambda a: a.T @ a, in_shardings=Format(Layout.AUTO), out_shardings=Format(Layout.AUTO)

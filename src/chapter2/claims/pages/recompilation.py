@@ -11,7 +11,7 @@ from jax import lax
 
 from chapter2.claims.registry import Observation, claim
 from chapter2.compiles import CompileCounter, explained_cache_misses
-from chapter2.fresh import run_example
+from chapter2.fresh import run_probe
 
 
 @claim("static-argnums-decorator-factory")
@@ -42,7 +42,7 @@ def _global_change() -> Observation:
     """A jitted function reads a global once, while it is traced: after the global changes, a
     call compiles nothing and returns a result computed with the old value. Only a new trace
     (here: a new function object) sees the new value."""
-    global _scale
+    global _scale  # noqa: PLW0603 - the claim is about a changing global
     _scale = 2.0
 
     def scaled(v):
@@ -53,7 +53,8 @@ def _global_change() -> Observation:
         before = float(jitted(jnp.ones(())))
         _scale = 10.0
         after = float(jitted(jnp.ones(())))
-    retraced = float(jax.jit(lambda v: scaled(v))(jnp.ones(())))
+    new_function = lambda v: scaled(v)  # noqa: E731, PLW0108 - a new object, so a new trace
+    retraced = float(jax.jit(new_function)(jnp.ones(())))
     _scale = 2.0
     return Observation(
         expected={
@@ -199,8 +200,8 @@ def _persistent_cache() -> Observation:
     COMPILATION CACHE MISS for 'jit_model' and writes a jit_model-<key>-cache file, the
     second logs a persistent compilation cache hit for it."""
     with tempfile.TemporaryDirectory() as folder:
-        first = json.loads(run_example("persistent_cache", folder))
-        second = json.loads(run_example("persistent_cache", folder))
+        first = json.loads(run_probe("persistent_cache", folder))
+        second = json.loads(run_probe("persistent_cache", folder))
 
     def said(record, words):
         return any(words in m for m in record["cache_messages"])

@@ -13,7 +13,7 @@ import numpy as np
 
 from chapter2.cases import ynn
 from chapter2.claims.registry import Kind, Observation, claim
-from chapter2.fresh import run_example
+from chapter2.fresh import run_probe
 from chapter2.hlo import (
     clean_hlo,
     compiled_text,
@@ -240,7 +240,7 @@ def _xla_dump() -> Observation:
                 os.environ["XLA_FLAGS"] = saved
         dumped_late = sum(1 for _ in Path(late).rglob("*"))
         flags = f"--xla_dump_to={fresh} --xla_dump_hlo_as_text"
-        record = json.loads(run_example("xla_dump", env={"XLA_FLAGS": flags}))
+        record = json.loads(run_probe("xla_dump", env={"XLA_FLAGS": flags}))
         options = {"xla_dump_to": one, "xla_dump_hlo_as_text": True}
         jax.jit(exp_log).lower(jnp.ones(9)).compile(options)
         one_compile = sorted(f.name.split(".", 1)[1] for f in Path(one).glob("*jit_exp_log*"))
@@ -277,7 +277,7 @@ def _ynn_fusion() -> Observation:
     bodies = ynn.ynn_fusion_body(closure), ynn.ynn_fusion_body(argument)
     sizes = [32, 48, 63, 64, 96, 128]
     embedded = [n for n in sizes if ynn.probe(n).dot_operands[0] == "constant"]
-    off = json.loads(run_example("ynn_probe", env=ynn.YNN_OFF))
+    off = json.loads(run_probe("ynn_probe", env=ynn.YNN_OFF))
     return Observation(
         expected={
             "closure fusions": ["kCustom"],
@@ -303,7 +303,7 @@ def _ynn_wrong_result() -> Observation:
     the closure version with YNN fusion off were right."""
     result = ynn.probe()
     outcome = ynn.verdict(result.closure, result.reference)
-    off = json.loads(run_example("ynn_probe", env=ynn.YNN_OFF))
+    off = json.loads(run_probe("ynn_probe", env=ynn.YNN_OFF))
     return Observation(
         expected={
             "closure version wrong": True,

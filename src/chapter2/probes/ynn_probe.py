@@ -1,7 +1,7 @@
 """Probe the closure-constant matmul-then-sum case of the page xla-compilation; print JSON.
 
-    python -m chapter2.examples.ynn_probe [N] [SEED]
-    XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type= python -m chapter2.examples.ynn_probe
+    python -m chapter2.probes.ynn_probe [N] [SEED]
+    XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type= python -m chapter2.probes.ynn_probe
 
 computes sum(W @ X) for two N x N float32 matrices (default 128, seed 0) three ways: W captured
 by a jitted closure, W passed as an argument, and NumPy in float64. The JSON line holds the

@@ -1,7 +1,7 @@
 """Dump XLA's HLO before and after optimization for exp(log(x) + y), and print one JSON line.
 
-    XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_text" python -m chapter2.examples.xla_dump
-    python -m chapter2.examples.xla_dump DIR   # sets that XLA_FLAGS itself, before importing jax
+    XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_text" python -m chapter2.probes.xla_dump
+    python -m chapter2.probes.xla_dump DIR   # sets that XLA_FLAGS itself, before importing jax
 
 XLA reads XLA_FLAGS once, when the process starts, so the flags must be in place before the
 first computation. The JSON line lists the dumped names of the jit_simple_computation module
@@ -33,10 +33,11 @@ def dump_folder(argv: list[str]) -> Path:
 def main(argv: list[str]) -> None:
     folder = dump_folder(argv)
 
-    import jax  # imported only now: XLA must see the flags at start-up
-    import jax.numpy as jnp
+    # imported only now: XLA must see the flags at start-up
+    import jax  # noqa: PLC0415
+    import jax.numpy as jnp  # noqa: PLC0415
 
-    from chapter2.hlo import clean_hlo, count_fusions, entry_computation
+    from chapter2.hlo import clean_hlo, count_fusions, entry_computation  # noqa: PLC0415
 
     def simple_computation(x, y):
         return jnp.exp(jnp.log(x) + y)
@@ -44,7 +45,7 @@ def main(argv: list[str]) -> None:
     x = jnp.ones((1000, 1000))
     total = float(jax.jit(simple_computation)(x, x).sum())
 
-    mine = [p for p in folder.glob(f"*{MODULE}*")]  # the module's files and its sub-folder
+    mine = list(folder.glob(f"*{MODULE}*"))  # the module's files and its sub-folder
     mine += [p for d in mine if d.is_dir() for p in d.iterdir()]
     names = [p.relative_to(folder).as_posix() + ("/" if p.is_dir() else "") for p in mine]
     before = next(folder.glob(f"*{MODULE}.before_optimizations.txt")).read_text()

@@ -1,6 +1,6 @@
 """Compile a small model with the persistent compilation cache on; print one JSON line.
 
-    python -m chapter2.examples.persistent_cache CACHE_DIR
+    python -m chapter2.probes.persistent_cache CACHE_DIR
 
 The cache folder is set before the first compilation, and the thresholds are lowered so
 that even this small model is written to disk. The JSON line holds the compile time, the

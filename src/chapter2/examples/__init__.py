@@ -1,1 +1,0 @@
-"""Standalone scripts the pages run in a fresh interpreter: `python -m chapter2.examples.<name>`."""

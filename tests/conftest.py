@@ -1,0 +1,26 @@
+"""What the tests share: where the book lives, where it was built, and its pages in order."""
+
+import os
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+# The built book: `nox -s docs` builds into BOOK_BUILD_DIR when set (see noxfile.py).
+HTML = Path(os.environ.get("BOOK_BUILD_DIR", DOCS / "_build")) / "html"
+PAGES = sorted(p.stem for p in DOCS.glob("*.md"))
+NOTEBOOK_PAGES = [p for p in PAGES if "```{code-cell}" in (DOCS / f"{p}.md").read_text()]
+
+
+def toctree(name: str | None = None) -> list[str]:
+    """The entries of index.md's toctrees, in order; of the one captioned `name` if given."""
+    found = []
+    for block in re.findall(r"```\{toctree\}\n(.*?)```", (DOCS / "index.md").read_text(), re.S):
+        options = dict(re.findall(r"^:(\w+):\s*(.*)$", block, re.M))
+        if name is None or options.get("caption") == name:
+            found += [line for line in block.splitlines() if line and not line.startswith(":")]
+    return found
+
+
+READING_ORDER = ["index", *toctree()]
+CHAPTER = toctree("Chapter 2")

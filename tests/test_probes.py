@@ -1,0 +1,55 @@
+"""The probes of chapter2.probes, run in a fresh interpreter as the pages run them."""
+
+import json
+
+from chapter2.cases import ynn
+from chapter2.fresh import run_probe
+
+
+def test_xla_dump_writes_before_and_after(tmp_path):
+    flags = f"--xla_dump_to={tmp_path} --xla_dump_hlo_as_text"
+    record = json.loads(run_probe("xla_dump", env={"XLA_FLAGS": flags}))
+    files = record["files"]
+    assert any(f.endswith("jit_simple_computation.before_optimizations.txt") for f in files)
+    assert any(f.endswith("jit_simple_computation.cpu_after_optimizations.txt") for f in files)
+    assert all(not f.startswith("/") and str(tmp_path) not in f for f in files)  # relative names
+    assert (record["fusions_before"], record["fusions_after"]) == (0, 1)
+    assert record["entry_after"].startswith("ENTRY")
+    assert "kind=kLoop" in record["entry_after"]
+    assert record["total_files"] >= len([f for f in files if not f.endswith("/")])
+
+
+def test_xla_dump_sets_the_flag_itself_from_argv(tmp_path):
+    env = {"XLA_FLAGS": ""}
+    record = json.loads(run_probe("xla_dump", str(tmp_path / "dump"), env=env))
+    assert (record["fusions_before"], record["fusions_after"]) == (0, 1)
+    assert any((tmp_path / "dump").glob("*jit_simple_computation.before_optimizations.txt"))
+
+
+def test_ynn_probe_default_settings():
+    record = json.loads(run_probe("ynn_probe", "64", "0", env={"XLA_FLAGS": ""}))
+    assert (record["n"], record["seed"]) == (64, 0)
+    assert record["uses_ynn"]
+    assert record["fusion_kinds"] == ["kCustom"]
+    assert record["dot_operands"] == ["constant", "parameter"]
+    assert record["argument_error"] <= ynn.TOLERANCE
+    assert record["verdict"] in {"reproduced", "not reproduced"}  # machine-dependent
+
+
+def test_ynn_probe_with_ynn_fusion_off():
+    record = json.loads(run_probe("ynn_probe", env=ynn.YNN_OFF))
+    assert record["xla_flags"] == ynn.YNN_OFF["XLA_FLAGS"]
+    assert not record["uses_ynn"]
+    assert "kCustom" not in record["fusion_kinds"]
+    assert record["closure_error"] <= ynn.TOLERANCE
+    assert record["verdict"] == "not reproduced"
+
+
+def test_persistent_cache_misses_then_hits_in_a_second_process(tmp_path):
+    first = json.loads(run_probe("persistent_cache", str(tmp_path)))
+    second = json.loads(run_probe("persistent_cache", str(tmp_path)))
+    assert any("CACHE MISS for 'jit_model'" in m for m in first["cache_messages"])
+    assert any("cache hit for 'jit_model'" in m for m in second["cache_messages"])
+    assert any(f.startswith("jit_model-") for f in second["files"])
+    assert first["compile_seconds"] > 0
+    assert second["compile_seconds"] > 0
