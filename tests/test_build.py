@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import HTML, ROOT
 
 FRONT_MATTER = """---
 jupytext:
@@ -222,3 +222,125 @@ def test_parallel_clean_builds_leave_a_sound_cache(tmp_path):
         assert result.returncode == 0, result.stdout
         (cache,) = (docs / "_build" / ".jupyter_cache").iterdir()
         assert len(get_cache(str(cache)).list_cache_records()) == len(pages)
+
+
+NEW_PAGE = """# Checked sums
+
+Adding ones is exact in float32 up to 2**24:
+
+```{code-cell} ipython3
+import jax.numpy as jnp
+
+from chapter2.claims import verify
+
+print(jnp.ones(1000).sum())
+```
+
+(claim-sum-of-ones)=
+:::{note}
+`jnp.ones(1000).sum()` is exactly 1000.
+:::
+
+```{code-cell} ipython3
+verify("sum-of-ones")
+```
+"""
+NEW_CLAIMS = '''"""Claims of the page `checked-sums`."""
+
+import jax.numpy as jnp
+
+from chapter2.claims.registry import Observation, claim
+
+
+@claim("sum-of-ones")
+def _sum_of_ones() -> Observation:
+    """jnp.ones(1000).sum() is exactly 1000."""
+    return Observation(expected={"sum": 1000.0}, observed={"sum": float(jnp.ones(1000).sum())})
+'''
+NEW_TESTS = '''"""The claims of the page `checked-sums` fail when JAX behaves otherwise."""
+
+import jax.numpy as jnp
+
+
+def sums_off_by_one(mp):
+    """A jnp.ones that makes one element too many."""
+    real = jnp.ones
+    mp.setattr(jnp, "ones", lambda n, *a, **k: real(n + 1, *a, **k))
+
+
+BREAKERS = {"sum-of-ones": sums_off_by_one}
+'''
+
+
+def test_a_new_section_takes_the_four_places_the_readme_names(tmp_path):
+    """The README's checklist, followed on a copy of the repository: the page, the toctree,
+    the claims module and its can-fail data, and nothing else."""
+    repo = tmp_path / "repo"
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split("\0")
+    for name in filter(None, tracked):
+        if (ROOT / name).is_file():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, repo / name)
+    if (HTML.parent / ".jupyter_cache").is_dir():  # the pages already executed stay executed
+        shutil.copytree(HTML.parent / ".jupyter_cache", repo / "docs/_build/.jupyter_cache")
+    (repo / "docs/checked-sums.md").write_text(FRONT_MATTER + "\n" + NEW_PAGE)
+    index = repo / "docs/index.md"
+    index.write_text(
+        index.read_text().replace("pairwise-distances\n", "pairwise-distances\nchecked-sums\n", 1)
+    )
+    (repo / "src/chapter2/claims/pages/checked_sums.py").write_text(NEW_CLAIMS)
+    (repo / "tests/claims/test_checked_sums.py").write_text(NEW_TESTS)
+    env = {**OUTER_ENV, "PYTHONPATH": str(repo / "src")}
+
+    html = repo / "docs/_build/html"
+    done = subprocess.run(
+        [sys.executable, "-m", "book.build", "docs", str(html)],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    page = (html / "checked-sums.html").read_text()
+    number, title = re.search(
+        r'<h1><span class="section-number">([^<]*)</span>([^<]*)', page
+    ).groups()
+    assert (number, title.strip()) == ("2.9. ", "Checked sums")
+    assert "claim-verdict claim-holds" in page
+    assert "sum-of-ones" in page
+    assert 'href="checked-sums.html"' in (html / "pairwise-distances.html").read_text()
+    assert "checked-sums.html#claim-sum-of-ones" in (html / "version-notes.html").read_text()
+
+    tested = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests/test_claims.py",
+            "-v",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "0",
+            "-k",
+            "sum-of-ones or checked-sums",
+        ],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert tested.returncode == 0, tested.stdout[-3000:]
+    for test in (
+        "test_claim_holds_on_this_jax[sum-of-ones]",
+        "test_claim_is_verified_on_its_home_page_right_after_its_note[sum-of-ones]",
+        "test_every_claim_can_fail[sum-of-ones]",
+        "test_can_fail_data_names_only_claims_of_its_page[checked-sums]",
+    ):
+        assert f"{test} PASSED" in tested.stdout, tested.stdout[-2000:]
