@@ -174,15 +174,39 @@ def test_search_finds_the_fusion_section(tab, served):
     assert any(link.split("#")[0].endswith("/fusion.html") for link in links)
 
 
-@pytest.mark.parametrize(("name", "inside"), [("quiz", ".claim-verdict"), ("exercises", "pre")])
+@pytest.mark.parametrize(("name", "inside"), [("quiz", "details.claim-mark"), ("exercises", "pre")])
 def test_answers_stay_hidden_until_opened(tab, served, name, inside):
     dropdown = visit(tab, served, name).locator("details.sd-dropdown").first
     content = dropdown.locator(inside).first
     assert not content.is_visible()
     dropdown.locator(":scope > summary").click()
     content.wait_for(state="visible")
-    if inside == ".claim-verdict":
-        assert "Checked" in content.inner_text()
+    if inside == "details.claim-mark":
+        assert "checked on JAX" in content.inner_text()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_claim_mark_opens_from_the_keyboard_and_reads_in_both_themes(tab, served, theme):
+    """Closed by default; Tab reaches it, Enter opens its panel, Enter closes it; open, the
+    panel passes axe in light and dark mode."""
+    page = visit(tab, served, "jaxprs")
+    switch_theme(page, theme)
+    try:
+        mark = page.locator("details.claim-mark").first
+        assert mark.get_attribute("open") is None
+        panel = mark.locator(".sd-summary-content")
+        assert not panel.is_visible()
+        mark.locator(":scope > summary").focus()
+        page.keyboard.press("Enter")
+        panel.wait_for(state="visible")
+        assert "the book expects" in panel.inner_text() or "as expected" in panel.inner_text()
+        page.locator("details.claim-mark").evaluate_all("ms => ms.forEach(m => m.open = true)")
+        assert serious_violations(page) == []
+        mark.locator(":scope > summary").focus()
+        page.keyboard.press("Enter")
+        panel.wait_for(state="hidden")
+    finally:
+        switch_theme(page, "light")
 
 
 def test_copy_buttons_copy_the_code_only(tab, served):

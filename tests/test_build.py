@@ -176,9 +176,9 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
             "laid": ["from chapter2.layout import aligned_empty", record.format("laid")],
         },
     )
-    (docs / "notes.md").write_text("# Notes\n\n```{claims-table}\n```\n")
+    (docs / "notes.md").write_text("# Notes\n\n```{claims-matrix}\n```\n")
     index = docs / "index.md"
-    index.write_text(index.read_text().replace("laid\n", "laid\nnotes\n"))
+    index.write_text(index.read_text() + "\n```{toctree}\nnotes\n```\n")  # unnumbered
 
     def rebuild() -> tuple[list[str], list[str]]:
         """The pages this build executed (in the order they ran) and the pages it wrote."""
@@ -200,6 +200,15 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     module = engine / "timing.py"
     module.write_text(module.read_text() + "\n# a change to the engine\n")
     assert rebuild()[0] == ["timed"]  # only the page that imports timing runs again
+    (docs / "extra.md").write_text("# Extra\n\nA page without code.\n")
+    index.write_text(
+        index.read_text().replace("```{toctree}\nnotes\n", "```{toctree}\nextra\nnotes\n")
+    )
+    executed, written = rebuild()  # a page between laid and notes: no number changes
+    assert executed == []
+    assert set(written) == {"index", "extra", "laid", "notes", "timed"}
+    after_laid = (docs / "_build/html/laid.html").read_text()
+    assert re.search(r'class="right-next"\s+href="extra.html"', after_laid)
 
 
 def test_a_build_under_another_build_dir_keeps_the_first_cache(tmp_path):
@@ -237,11 +246,10 @@ print(jnp.ones(1000).sum())
 ```
 
 (claim-sum-of-ones)=
-:::{note}
-`jnp.ones(1000).sum()` is exactly 1000.
-:::
+So `jnp.ones(1000).sum()` is exactly 1000.
 
 ```{code-cell} ipython3
+:tags: [remove-input]
 verify("sum-of-ones")
 ```
 """
@@ -310,10 +318,10 @@ def test_a_new_section_takes_the_four_places_the_readme_names(tmp_path):
         r'<h1><span class="section-number">([^<]*)</span>([^<]*)', page
     ).groups()
     assert (number, title.strip()) == ("2.9. ", "Checked sums")
-    assert "claim-verdict claim-holds" in page
+    assert "claim-mark claim-holds" in page
     assert "sum-of-ones" in page
     assert 'href="checked-sums.html"' in (html / "pairwise-distances.html").read_text()
-    assert "checked-sums.html#claim-sum-of-ones" in (html / "version-notes.html").read_text()
+    assert "checked-sums.html#claim-sum-of-ones" in (html / "claims-matrix.html").read_text()
 
     tested = subprocess.run(
         [
@@ -339,7 +347,7 @@ def test_a_new_section_takes_the_four_places_the_readme_names(tmp_path):
     assert tested.returncode == 0, tested.stdout[-3000:]
     for test in (
         "test_claim_holds_on_this_jax[sum-of-ones]",
-        "test_claim_is_verified_on_its_home_page_right_after_its_note[sum-of-ones]",
+        "test_claim_is_stated_on_its_home_page_then_verified_out_of_sight[sum-of-ones]",
         "test_every_claim_can_fail[sum-of-ones]",
         "test_can_fail_data_names_only_claims_of_its_page[checked-sums]",
     ):

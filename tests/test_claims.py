@@ -10,6 +10,7 @@ from conftest import DOCS
 
 import chapter2.claims as claims_package
 from chapter2.claims import (
+    CannotCheck,
     ClaimDrift,
     Kind,
     Observation,
@@ -73,18 +74,56 @@ def test_claims_modules_are_named_after_pages():
     assert all((DOCS / f"{c.page}.md").exists() for c in ALL.values())
 
 
+# The claims shown as boxes: the specification's warnings (a common belief corrected), and the
+# book's own corrections of the specification. Every other claim is a compact mark.
+WARNINGS = {
+    "trace-files": "spec: the trace is not one profile.pb",
+    "python-if-on-tracer": "spec: a Python if on a tracer does not recompile, it fails",
+    "cond-int32-false-first": "spec: cond's predicate and branch order",
+    "stablehlo-then-hlo": "spec: JAX lowers to StableHLO, XLA optimizes HLO",
+    "cancellation-rewrite-integers-only": "spec: (x + y) - x is not simplified in float32",
+    "x32-weak-type-cache-keys": "spec: float64 does not recompile in x32, weak types do",
+    "function-identity-cache": "spec: a new partial compiles every time",
+    "eager-intermediates-device-arrays": "spec: eager intermediates stay on the device",
+    "first-call-compiles": "spec: naive timing measures compilation",
+    "block-until-ready-needs-argument": "spec: block_until_ready() needs its argument",
+    "block-until-ready-pytree": "spec: and waits only for that pytree",
+    "repr-large-array-shape-only": "spec: printing a large array does not block",
+    "vmap-and-broadcast-compile-alike": "spec: v1's intermediate is never materialized",
+    "global-change-not-retraced": "book: the specification calls a changed global a cause",
+    "simplifier-keeps-negative-zero": "book: the specification calls x * 1.0 exact",
+    "grad-jaxpr-dead-code": "book: JAX, not XLA, drops the unused reduce",
+    "ynn-closure-constant-wrong-result": "spec: the known issue the reader must read",
+}
+
+
+def test_the_boxed_claims_are_the_warnings():
+    assert {i for i, c in ALL.items() if c.warning} == set(WARNINGS)
+
+
 @pytest.mark.parametrize("claim_id", sorted(ALL))
-def test_claim_is_verified_on_its_home_page_right_after_its_note(claim_id):
+def test_claim_is_stated_on_its_home_page_then_verified_out_of_sight(claim_id):
+    """The label, the statement (a warning box, or prose), then the check's cell, whose input
+    is hidden: nothing else between them."""
     entry = ALL[claim_id]
     text = (DOCS / f"{entry.page}.md").read_text()
-    label, call = f"({entry.label})=", f'verify("{claim_id}")'
+    label = f"({entry.label})=\n"
+    cell = f'```{{code-cell}} ipython3\n:tags: [remove-input]\nverify("{claim_id}")\n```'
     assert text.count(label) == 1, f"{entry.page}.md needs the label {label} once"
-    after = text[text.index(label) :]
-    assert after.startswith(f"{label}\n:::{{note}}"), "the label opens the claim's Note"
-    assert call in after, f"{entry.page}.md verifies {claim_id} after its Note"
-    between = after[: after.index(call)]
-    assert len(re.findall(r"^\([\w-]+\)=$", between, flags=re.M)) == 1
-    assert "```{code-cell}" not in between[: between.rindex(":::")], "the Note holds no cell"
+    after = text[text.index(label) + len(label) :]
+    assert cell in after, f"{entry.page}.md verifies {claim_id} after its statement, input hidden"
+    between = after[: after.index(cell)]
+    assert "```{code-cell}" not in between, "the statement holds no cell"
+    assert not re.search(r"^\([\w-]+\)=$", between, flags=re.M), "one statement per claim"
+    assert between.startswith(":::{warning}\n") is entry.warning, "only warnings are boxed"
+    assert ":::{note}" not in between
+
+
+def test_every_verify_cell_hides_its_input():
+    for page in DOCS.glob("*.md"):
+        for cell in re.findall(r"```\{code-cell\} ipython3\n(.*?)```", page.read_text(), re.S):
+            if re.search(r"^verify\(", cell, re.M):
+                assert ":tags: [remove-input]" in cell or "remove-cell" in cell, (page, cell)
 
 
 def page_tests(page: str):
@@ -141,6 +180,21 @@ def test_status_has_one_rule():
     assert status_of(Kind.OBSERVED, False) is Status.DIFFERS_HERE
     assert status_of(Kind.ASSERTED, None) is Status.DRIFTED
     assert status_of(Kind.OBSERVED, None) is Status.DRIFTED
+    for kind in Kind:
+        assert status_of(kind, None, checkable=False) is Status.CANNOT_CHECK
+
+
+def test_a_check_with_nothing_to_check_is_neither_held_nor_drifted(empty_registry):
+    def nothing_here():
+        msg = "this JAX has no such fusion"
+        raise CannotCheck(msg)
+
+    made_up("absent", nothing_here)
+    verdict = evaluate("absent")
+    assert verdict.status is Status.CANNOT_CHECK
+    assert verdict.status.stands
+    assert verdict.evidence == "this JAX has no such fusion"
+    assert verify("absent") is not None  # the build goes on
 
 
 def test_observation_compares_expected_values_and_shows_context():
@@ -204,7 +258,7 @@ def test_observed_claims_report_without_raising(empty_registry):
     verdict = verify("machine-fact")
     assert verdict.status is Status.DIFFERS_HERE
     assert "differs here" in str(verdict)
-    assert verdict.evidence == "fast: False (on the machine the Note describes: True)"
+    assert verdict.evidence == "fast: False (on the machine the book describes: True)"
 
 
 def test_a_claim_id_is_registered_once(empty_registry):
@@ -245,7 +299,7 @@ def test_verdict_data_carries_what_the_docs_layer_renders():
 
 def test_the_source_shown_with_a_verdict_includes_the_module_functions_the_check_calls():
     source = evaluate("trace-files").as_dict()["check_source"]
-    assert source.index('@claim("trace-files")') < source.index("def _traced_step(")
+    assert source.index('@claim("trace-files"') < source.index("def _traced_step(")
     assert source.count("def _traced_step(") == 1  # a helper called twice is shown once
     assert "def generic_name(" not in source  # engine functions are on the helpers page
     shapes = evaluate("vmap-and-broadcast-compile-alike").as_dict()["check_source"]

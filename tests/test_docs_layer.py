@@ -8,8 +8,14 @@ from conftest import DOCS, ROOT
 
 VERDICT = {
     "id": "demo",
+    "section": "demo-page",
+    "kind": "observed",
+    "warning": False,
     "status": "differs here",
     "jax": "0.12.0.1",
+    "jaxlib": "0.12.0",
+    "expected": {"files written": ["<host>.xplane.pb"], "ready": True},
+    "observed": {"files written": ["<host>.xplane.pb"], "ready": False, "a*b": 2},
     "evidence": "files written: ['<host>.xplane.pb']; a*b: 2",
     "check_source": "@claim('demo', 'x')\ndef _demo():\n    return 1\n",
 }
@@ -32,19 +38,42 @@ def test_escape_keeps_markup_characters_visible():
     assert verdicts.escape("plain words, dots.") == "plain words, dots."
 
 
-def test_verdict_box_names_claim_status_and_shows_the_check():
-    text = verdicts.verdict_markdown(VERDICT)
-    assert text.startswith("````{container} claim-verdict claim-differs-here\n")
-    assert "**Checked** `demo`: **differs on this machine** on JAX 0.12.0.1." in text
-    assert r"\<host\>.xplane.pb" in text
-    assert r"a\*b" in text
-    assert "```{dropdown} The check behind this verdict" in text
+def test_a_verdict_is_a_compact_mark_whose_panel_says_what_the_check_found():
+    text = verdicts.verdict_markdown(VERDICT, boxed=False)
+    assert text.startswith(
+        "````{dropdown} ≠ differs on this machine (JAX 0.12.0.1)\n"
+        ":class-container: claim-mark claim-differs-here\n"
+    )
+    assert r"- files written: \[\<host\>.xplane.pb\] (as expected)" in text
+    assert "- ready: no (the book describes yes)" in text
+    assert r"- a\*b: 2" + "\n" in text  # context: shown, not compared
     assert "~~~python\n@claim('demo', 'x')\ndef _demo():\n    return 1\n~~~" in text
 
 
-@pytest.mark.parametrize("status", ["holds", "drifted", "as specified", "differs here"])
+def test_a_warning_on_its_own_page_is_a_box_with_the_same_panel():
+    boxed = verdicts.verdict_markdown({**VERDICT, "status": "holds"}, boxed=True)
+    assert boxed.startswith("`````{container} claim-verdict claim-holds\n")
+    assert "**✓ checked on JAX 0.12.0.1**: holds." in boxed
+    assert "````{dropdown} What the check found, and its code" in boxed
+    assert verdicts.panel({**VERDICT, "status": "holds"}) in boxed
+
+
+def test_a_check_with_nothing_to_check_gives_its_reason():
+    unchecked = {**VERDICT, "status": "cannot check", "expected": None, "observed": None}
+    text = verdicts.verdict_markdown({**unchecked, "evidence": "no YNN fusion"}, boxed=False)
+    assert "{dropdown} ○ cannot be checked on JAX 0.12.0.1" in text
+    assert "no YNN fusion" in text
+
+
+def test_values_read_as_words():
+    assert verdicts.words([True, False, None, [1, "a"]]) == "[yes, no, none, [1, a]]"
+    assert verdicts.words({"x": 1.5}) == "{x: 1.5}"
+
+
+@pytest.mark.parametrize("status", sorted(verdicts.STATUS_TEXT))
 def test_every_status_has_words_and_a_colour_class(status):
     assert verdicts.STATUS_TEXT[status]
+    assert verdicts.MARK_TEXT[status]
     assert verdicts.status_class(status) in (DOCS / "_static" / "book.css").read_text()
 
 

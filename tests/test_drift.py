@@ -35,6 +35,7 @@ REPORT = claims_report(
     verdict("merged", "drifted", expected={"type": "Jaxpr"}, observed={"type": "ClosedJaxpr"}),
     verdict("gone", "drifted", evidence="`jax.extend.core.X` does not exist in this JAX"),
     verdict("cpu-bug", "differs here", kind="observed", evidence="closure version wrong: False"),
+    verdict("no-ynn", "cannot check", kind="observed", evidence="no YNN fusion in this JAX"),
 )
 FAILURES = [
     {
@@ -52,6 +53,7 @@ def test_changes_are_the_drifted_claims_and_the_machine_is_apart():
     report = drift.build_report(REPORT, FAILURES)
     assert [c["id"] for c in report["changed_claims"]] == ["merged", "gone"]
     assert [c["id"] for c in report["environment_dependent"]] == ["cpu-bug"]
+    assert [c["id"] for c in report["cannot_check"]] == ["no-ynn"]
 
 
 def test_every_failing_cell_is_attributed_or_said_to_be_unexplained():
@@ -69,6 +71,8 @@ def test_markdown_says_what_to_rewrite_without_a_traceback():
     assert "page `jaxprs`, explained by **merged**" in text
     assert "page `fusion`, **explained by no claim**" in text
     assert "- **cpu-bug** (differs here): closure version wrong: False" in text
+    cannot = text.split("## Cannot be checked on this release")[1]
+    assert "- **no-ynn**: no YNN fusion in this JAX" in cannot
 
 
 def test_the_command_exits_one_on_change_and_zero_without(tmp_path):
@@ -99,9 +103,27 @@ def test_matrix_finds_since_when_each_claim_holds():
     assert "| a | demo | 0.11.2 | ✓ | ✗ | ✓ | ✓ |" in matrix.to_markdown(built)
 
 
-def test_an_observed_claim_stands_while_its_check_runs():
-    statuses = {"0.11.2": "drifted", "0.12.0.1": "differs here"}
-    assert matrix.since(statuses, ["0.11.2", "0.12.0.1"]) == "0.12.0.1"
+def test_the_oldest_release_reads_or_earlier_and_cannot_check_does_not_hold():
+    runs = [
+        claims_report(verdict("c", "cannot check"), verdict("d", "holds"), jax="0.9.2"),
+        claims_report(verdict("c", "holds"), verdict("d", "holds"), jax="0.10.2"),
+    ]
+    built = matrix.build_matrix(runs)
+    assert built["claims"]["c"]["since"] == "0.10.2"
+    assert built["claims"]["c"]["reasons"] == {"0.9.2": "..."}
+    text = matrix.to_markdown(built)
+    assert "| c | demo | 0.10.2 | ○ | ✓ |" in text
+    assert "| d | demo | 0.9.2 or earlier | ✓ | ✓ |" in text
+
+
+def test_an_observed_claim_has_no_since_release():
+    runs = [
+        claims_report(verdict("m", "differs here", kind="observed"), jax="0.11.2"),
+        claims_report(verdict("m", "as specified", kind="observed"), jax="0.12.0.1"),
+    ]
+    built = matrix.build_matrix(runs)
+    assert built["claims"]["m"]["since"] is None
+    assert "| m | demo | machine | ≠ | = |" in matrix.to_markdown(built)
 
 
 def test_the_drift_message_and_its_parser_agree():

@@ -123,7 +123,8 @@ def kernels(text: str) -> dict[str, list[str]]:
 def dot_operands(text: str) -> tuple[str, str]:
     """What feeds the first dot of the text: the opcodes of its two operands."""
     defined = dict(_INSTRUCTION.findall(text))
-    lhs, rhs = re.search(r" dot\(%([\w.\-]+), %([\w.\-]+)\)", text).groups()
+    operand = r"(?:\S+ )?%([\w.\-]+)"  # older HLO writes each operand's shape before it
+    lhs, rhs = re.search(rf" dot\({operand}, {operand}\)", text).groups()
     return defined[lhs], defined[rhs]
 
 
@@ -146,14 +147,20 @@ def input_output_alias(text: str) -> str | None:
 
 
 def source_lines(text: str) -> dict[str, tuple[str, str, int]]:
-    """For each instruction with metadata: (op_name, file, line) read from the location tables.
+    """For each instruction with metadata: (op_name, file, line).
 
-    The tables at the top of optimized HLO map a `stack_frame_id` to a file location.
+    The tables at the top of optimized HLO map a `stack_frame_id` to a file location; older
+    HLO wrote `source_file` and `source_line` into each instruction's metadata instead.
     """
-
     if "\nFileNames\n" not in text:
-        msg = "the HLO text has no location tables (FileNames, StackFrames, ...)"
-        raise ValueError(msg)
+        inline = re.findall(
+            r'%(\S+) = .*?metadata=\{op_name="([^"]+)" source_file="([^"]+)" source_line=(\d+)',
+            text,
+        )
+        if not inline:
+            msg = "the HLO text has neither location tables nor source lines in its metadata"
+            raise ValueError(msg)
+        return {name: (op, file, int(line)) for name, op, file, line in inline}
 
     def table(name: str) -> str:
         start = text.index(f"\n{name}\n") + len(name) + 2

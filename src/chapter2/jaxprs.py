@@ -3,14 +3,14 @@
 from collections import Counter
 from collections.abc import Iterator
 
-import jax.extend as jex
+from chapter2.compat import jaxprs_in_params
 
 
 def walk_eqns(jaxpr, depth: int = 0) -> Iterator[tuple[int, object]]:
     """Yield `(depth, eqn)` for every equation of `jaxpr` and, recursively, of its sub-jaxprs."""
     for eqn in jaxpr.eqns:
         yield depth, eqn
-        for sub in jex.core.jaxprs_in_params(eqn.params):
+        for sub in jaxprs_in_params(eqn.params):
             yield from walk_eqns(sub, depth + 1)
 
 

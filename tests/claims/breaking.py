@@ -10,6 +10,8 @@ puts it back.
 import itertools
 
 import jax
+from jax.experimental.layout import Format, Layout
+from jax.sharding import SingleDeviceSharding
 
 
 def xla_options(**options):
@@ -63,3 +65,12 @@ def key_reuse_draws_afresh(sampler: str):
         )
 
     return breaker
+
+
+REAL_DEVICE_PUT = jax.device_put
+
+
+def column_major_format(ndim: int) -> Format:
+    """The format of a column-major array of `ndim` dimensions on the first device."""
+    dims = tuple(reversed(range(ndim)))
+    return Format(Layout(major_to_minor=dims), SingleDeviceSharding(jax.devices()[0]))

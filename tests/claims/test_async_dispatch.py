@@ -71,8 +71,8 @@ BREAKERS = {
     "implicit-synchronization": results_never_ready,
     "repr-large-array-shape-only": repr_prints_values,
     "format-fetches-values": format_as_repr,
+    "repr-does-not-wait": repr_waits,
 }
 FORCED = [
     ("not-ready-after-dispatch", work_already_done, Status.DIFFERS_HERE, "dispatch: True"),
-    ("repr-does-not-wait", repr_waits, Status.DIFFERS_HERE, "ready after repr: True"),
 ]

@@ -2,6 +2,7 @@
 
 import contextlib
 import gzip
+import importlib.metadata
 from pathlib import Path
 
 import jax
@@ -40,7 +41,18 @@ def memory_profile_uncompressed(mp):
     mp.setattr(jax.profiler, "save_device_memory_profile", save)
 
 
+def jax_requires_xprof(mp):
+    """A jax whose installation brings XProf along."""
+    real = importlib.metadata.requires
+    mp.setattr(
+        importlib.metadata,
+        "requires",
+        lambda name: [*(real(name) or []), "xprof>=2"] if name == "jax" else real(name),
+    )
+
+
 BREAKERS = {
+    "tensorboard-installed-separately": jax_requires_xprof,
     "typed-prng-keys": raw_new_style_keys,
     "trace-files": no_perfetto_trace,
     "trace-annotation-in-trace": annotations_not_recorded,

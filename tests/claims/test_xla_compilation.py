@@ -1,11 +1,7 @@
 """The claims of the page `xla-compilation` fail when JAX or XLA behaves otherwise."""
 
-import dataclasses
-
 import jax
 
-from chapter2.cases import ynn
-from chapter2.claims import Status
 from chapter2.claims.pages import xla_compilation as xla_claims
 from claims.breaking import debug_info_always, xla_options
 
@@ -54,33 +50,14 @@ def dump_without_fusion(mp):
     mp.setattr(xla_claims, "run_probe", run_probe)
 
 
-def ynn_closure_result(offset):
-    """The closure version returns the float64 reference plus `offset`."""
-
-    def breaker(mp):
-        real = ynn.probe
-
-        def probe(*args, **kwargs):
-            result = real(*args, **kwargs)
-            return dataclasses.replace(result, closure=result.reference + offset)
-
-        mp.setattr(ynn, "probe", probe)
-
-    return breaker
-
-
 BREAKERS = {
     "stablehlo-then-hlo": mhlo_lowering,
     "elementwise-chain-one-fusion": xla_options(xla_disable_hlo_passes="fusion"),
+    "matmul-sum-ynn-fusion": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
     "cost-analysis-dict": cost_analysis_list,
     "constant-folding": xla_options(xla_disable_hlo_passes="constant_folding"),
     "simplifier-keeps-negative-zero": zero_added_as_written,
     "cancellation-rewrite-integers-only": xla_options(xla_disable_hlo_passes="algsimp"),
     "hlo-metadata-source-lines": debug_info_always(False),
     "xla-dump-before-after": dump_without_fusion,
-    "cpu-ynn-fusion-closure-constant": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
 }
-FORCED = [
-    ("ynn-closure-constant-wrong-result", ynn_closure_result(5.0), Status.AS_SPECIFIED, "True"),
-    ("ynn-closure-constant-wrong-result", ynn_closure_result(0.0), Status.DIFFERS_HERE, "False"),
-]

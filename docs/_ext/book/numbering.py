@@ -2,7 +2,9 @@
 
 A numbered toctree numbers its pages 1, 2, 3 and their sections 1.1, 1.2; the book is the
 second chapter of a course, so every number gets the chapter number in front. The number
-of a page is its place in the toctree: nothing types it.
+of a page is its place in the toctree: nothing types it. And when a toctree changes, every
+page is written again: Sphinx would keep the old previous and next links of the pages it
+did not read.
 """
 
 from sphinx import addnodes
@@ -38,4 +40,17 @@ def prefix_chapter(app, env) -> list[str]:
         if env.titles[docname].get("secnumber"):
             title = env.titles[docname]
             title["secnumber"] = list(_prefixed(chapter, title["secnumber"]))
+    return []
+
+
+def note_read(app, env, docnames: list[str]) -> None:
+    """`env-before-read-docs`: remember which pages this build reads."""
+    env.book_read_now = set(docnames)
+
+
+def rewrite_after_toctree_change(app, env) -> list[str]:
+    """`env-get-updated`: every page, when a page holding a toctree was read again (its
+    entries, and so every page's previous and next links, may have changed)."""
+    if getattr(env, "book_read_now", set()) & set(env.toctree_includes):
+        return sorted(env.found_docs)
     return []

@@ -1,11 +1,13 @@
-"""Claim verdicts on the page, and the table of all of them on the version-notes page.
+"""Claim verdicts on the page, the version notes and the claim x release matrix.
 
 `chapter2.claims.verify` returns a verdict whose display carries its data under
-VERDICT_MIME. This module is the myst-nb renderer for that data (an evidence box coloured by
-status, with the check's source in a dropdown), collects every verdict a page showed, and
-fills each `{claims-table}` with them once all pages have been read. No claim is checked
-twice: the table shows what the pages' own cells found, and, from the measured claim x
-release matrix, the oldest JAX release from which each claim holds.
+VERDICT_MIME. This module is the myst-nb renderer for that data: on its own page a claim
+that corrects a common belief (`warning`) gets a box of its own; every other verdict is a
+compact mark whose panel, closed until opened, says what the check found and shows its code.
+It collects every verdict a page showed, and once all pages have been read it fills each
+`{version-note}` with the release its claims hold from and links to them, and each
+`{claims-matrix}` with every claim under every measured release. No claim is checked twice:
+the pages' own cells found this build's verdicts; the releases come from the measured matrix.
 """
 
 import json
@@ -14,15 +16,33 @@ from dataclasses import replace
 from pathlib import Path
 
 from docutils import nodes
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from chapter2.claims.registry import VERDICT_MIME
+from chapter2.claims.matrix import LEGEND, SYMBOL, since_text
+from chapter2.claims.registry import VERDICT_MIME, Status
+
+logger = logging.getLogger(__name__)
 
 STATUS_TEXT = {
     "holds": "holds",
     "drifted": "DRIFTED",
     "as specified": "as the book describes, on this machine",
     "differs here": "differs on this machine",
+    "cannot check": "cannot be checked on this release",
+}
+MACHINE_TEXT = {  # a fact of the machine, in a version note
+    "as specified": "the machine that built this book behaved as described",
+    "differs here": "the machine that built this book behaved otherwise",
+    "cannot check": "this build's JAX could not check the machine's part",
+    "drifted": "the machine's part could not be checked",
+}
+MARK_TEXT = {
+    "holds": "checked on JAX {jax}",
+    "drifted": "DRIFTED on JAX {jax}",
+    "as specified": "as described, on this machine (JAX {jax})",
+    "differs here": "differs on this machine (JAX {jax})",
+    "cannot check": "cannot be checked on JAX {jax}",
 }
 
 
@@ -35,17 +55,62 @@ def status_class(status: str) -> str:
     return "claim-" + status.replace(" ", "-")
 
 
-def verdict_markdown(data: dict) -> str:
-    """The evidence box of one verdict, in MyST."""
-    said = STATUS_TEXT[data["status"]]
-    source = data["check_source"].rstrip()
+def words(value) -> str:
+    """A value of an observation as a reader says it: yes and no, lists without quotes."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, list):
+        return "[" + ", ".join(words(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {words(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def findings(data: dict) -> str:
+    """What the check found, one value per line, in MyST: each compared value with what the
+    book expects of it; a check that found nothing to compare gives its reason."""
+    if data["observed"] is None:
+        return escape(data["evidence"]) + "\n"
+    described = "the book describes" if data["kind"] == "observed" else "the book expects"
+    lines = []
+    for name in {**data["observed"], **data["expected"]}:
+        seen = data["observed"].get(name, "(not observed)")
+        line = f"- {escape(name)}: {escape(words(seen))}"
+        if name in data["expected"]:
+            wanted = data["expected"][name]
+            line += " (as expected)" if wanted == seen else f" ({described} {words(wanted)})"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def panel(data: dict) -> str:
+    """The body of a verdict's panel: the findings, then the check's code."""
     return (
-        f"````{{container}} claim-verdict {status_class(data['status'])}\n"
-        f"**Checked** `{data['id']}`: **{said}** on JAX {data['jax']}. "
-        f"{escape(data['evidence'])}\n\n"
-        f"```{{dropdown}} The check behind this verdict\n"
-        f":class-container: claim-check\n\n"
-        f"~~~python\n{source}\n~~~\n```\n````\n"
+        f"On JAX {data['jax']} (jaxlib {data.get('jaxlib', data['jax'])}), claim "
+        f"`{data['id']}`:\n\n{findings(data)}\n"
+        f"The check:\n\n~~~python\n{data['check_source'].rstrip()}\n~~~\n"
+    )
+
+
+def mark_title(data: dict) -> str:
+    return f"{SYMBOL[Status(data['status'])]} " + MARK_TEXT[data["status"]].format(jax=data["jax"])
+
+
+def verdict_markdown(data: dict, boxed: bool) -> str:
+    """A verdict in MyST: a box for a warning on its own page, a compact mark otherwise."""
+    classes = f"{status_class(data['status'])}"
+    if not boxed:
+        return (
+            f"````{{dropdown}} {mark_title(data)}\n:class-container: claim-mark {classes}\n\n"
+            f"{panel(data)}````\n"
+        )
+    return (
+        f"`````{{container}} claim-verdict {classes}\n"
+        f"**{mark_title(data)}**: {STATUS_TEXT[data['status']]}.\n\n"
+        f"````{{dropdown}} What the check found, and its code\n"
+        f":class-container: claim-check\n\n{panel(data)}````\n`````\n"
     )
 
 
@@ -61,22 +126,125 @@ class VerdictRenderer:
         env = renderer.renderer.document.settings.env
         verdict = dict(data.content)
         env.book_verdicts.setdefault(env.docname, {})[verdict["id"]] = verdict
-        text = replace(data, mime_type="text/markdown", content=verdict_markdown(verdict))
-        return renderer.render_markdown(text)
+        boxed = verdict.get("warning", False) and verdict["section"] == env.docname
+        content = verdict_markdown(verdict, boxed)
+        return renderer.render_markdown(replace(data, mime_type="text/markdown", content=content))
 
 
-class claims_table(nodes.General, nodes.Element):
-    """Placeholder for the table of verdicts, filled when the page is written."""
+# --- version notes and the matrix, filled once every page has been read ----------------------
 
 
-class ClaimsTable(SphinxDirective):
-    """`{claims-table}`: every claim the pages checked, with its status on this JAX."""
+class claims_matrix(nodes.General, nodes.Element):
+    """Placeholder for the claim x release table, filled when the page is written."""
 
-    def run(self):
+
+class note_release(nodes.General, nodes.Element):
+    """Placeholder for a version note's measured release and links, filled when written."""
+
+
+class _NeedsEveryPage(SphinxDirective):
+    """A directive whose output waits for every page's verdicts and reads the matrix."""
+
+    def note_page(self) -> None:
         self.env.book_table_docs.add(self.env.docname)
         if Path(self.config.book_claims_matrix).is_file():  # a new matrix: read again
             self.env.note_dependency(self.config.book_claims_matrix)
-        return [claims_table()]
+
+
+class ClaimsMatrix(_NeedsEveryPage):
+    """`{claims-matrix}`: every claim, its status under each measured release and here."""
+
+    def run(self):
+        self.note_page()
+        return [claims_matrix()]
+
+
+class VersionNote(_NeedsEveryPage):
+    """`{version-note}` with claim ids as arguments: the note's words (the content), then the
+    release from which all its claims hold, measured, and a link to each claim."""
+
+    required_arguments = 1
+    final_argument_whitespace = True
+    has_content = True
+
+    def run(self):
+        self.note_page()
+        box = nodes.container(classes=["version-note"])
+        box += self.parse_content_to_nodes()
+        box += note_release(claims=self.arguments[0].split())
+        return [box]
+
+
+def read_matrix(path: str) -> dict:
+    """The measured claim x release matrix (data/matrix/matrix.json), or an empty one."""
+    if not path or not Path(path).exists():
+        return {"releases": [], "claims": {}}
+    return json.loads(Path(path).read_text())
+
+
+def _home_verdicts(env) -> dict[str, dict]:
+    """Each claim's verdict as this build's pages found it, preferring its own page's."""
+    home = {}
+    for page, found in sorted(env.book_verdicts.items()):
+        for claim_id, data in found.items():
+            if data["section"] == page or claim_id not in home:
+                home[claim_id] = data
+    return home
+
+
+def _link(app, docname: str, data: dict, text: str) -> nodes.reference:
+    """A link from `docname` to the claim's place on its page, titled with its statement."""
+    target, anchor = app.env.get_domain("std").anonlabels.get(data["label"], (data["section"], ""))
+    uri = app.builder.get_relative_uri(docname, target) + (f"#{anchor}" if anchor else "")
+    return nodes.reference("", text, refuri=uri, reftitle=data["statement"])
+
+
+def _section_number(env, page: str) -> str:
+    number = env.toc_secnumbers.get(page, {}).get("", ())
+    return ".".join(map(str, number)) or (env.titles[page].astext() if page in env.titles else page)
+
+
+def note_release_text(claim_ids: list[str], matrix: dict, home: dict) -> str:
+    """Since which measured release every JAX-decided claim of a note holds, and what this
+    machine did for the claims the machine decides."""
+    releases = [r["jax"] for r in matrix["releases"]]
+    entries = [matrix["claims"].get(c) for c in claim_ids]
+    asserted = [e for e in entries if e is not None and e["kind"] == "asserted"]
+    said = []
+    if any(e is None for e in entries):
+        said.append("not yet measured under older releases")
+    elif asserted:
+        started = [e["since"] for e in asserted]
+        if None in started:
+            said.append("holds in none of the measured releases")
+        else:
+            newest = max(started, key=lambda v: tuple(int(p) for p in v.split(".")))
+            said.append("holds from JAX " + since_text({**asserted[0], "since": newest}, releases))
+    for claim_id in claim_ids:
+        data = home.get(claim_id)
+        if data is not None and data["kind"] == "observed":
+            said.append(MACHINE_TEXT[data["status"]])
+    text = "; ".join(said)
+    return text[:1].upper() + text[1:] + "."
+
+
+def _fill_note(app, docname: str, node: note_release, matrix: dict, home: dict) -> None:
+    unknown = [c for c in node["claims"] if c not in home]
+    if unknown:
+        logger.warning("a version note names claims no page verified: %s", unknown, location=node)
+        node.replace_self([])
+        return
+    paragraph = nodes.paragraph(classes=["version-note-release"])
+    paragraph += nodes.strong(text="Measured: ")
+    paragraph += nodes.Text(note_release_text(node["claims"], matrix, home) + " Checked in ")
+    for i, claim_id in enumerate(node["claims"]):
+        data = home[claim_id]
+        if i:
+            paragraph += nodes.Text(", ")
+        said = f"{_section_number(app.env, data['section'])} {claim_id.replace('-', ' ')}"
+        paragraph += _link(app, docname, data, said)
+    paragraph += nodes.Text(".")
+    node.replace_self(paragraph)
 
 
 def _row(cells: list[list[nodes.Node]], classes: list[str]) -> nodes.row:
@@ -86,57 +254,53 @@ def _row(cells: list[list[nodes.Node]], classes: list[str]) -> nodes.row:
     return row
 
 
-def _table(rows: list[nodes.row]) -> nodes.table:
-    heads = ["Section", "What the book says", "Status", "Holds since", "What this JAX did"]
+def _symbol(status: str | None) -> nodes.Node:
+    if status is None:
+        return nodes.inline(text="·")
+    return nodes.inline(text=SYMBOL[Status(status)], classes=[status_class(status)])
+
+
+def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.container:
+    releases = [r["jax"] for r in matrix["releases"]]
+    this = next(iter(home.values()), {}).get("jax", "this build")
+    heads = ["Claim", "Since", *releases, f"{this} (this build)"]
     group = nodes.tgroup(cols=len(heads))
-    group += [nodes.colspec(colwidth=w) for w in (8, 38, 11, 9, 34)]
+    group += [nodes.colspec(colwidth=w) for w in (24, 10, *[3] * (len(heads) - 2))]
     group += nodes.thead("", _row([[nodes.paragraph(text=h)] for h in heads], []))
-    group += nodes.tbody("", *rows)
-    return nodes.table("", group, classes=["claims-table"])
-
-
-def since_releases(path: str) -> dict[str, str]:
-    """From the claim x release matrix (data/matrix/matrix.json), since when each claim holds."""
-    if not path or not Path(path).exists():
-        return {}
-    claims = json.loads(Path(path).read_text())["claims"]
-    return {claim_id: entry["since"] or "none measured" for claim_id, entry in claims.items()}
-
-
-def fill_tables(app, doctree, docname) -> None:
-    """`doctree-resolved`: replace each placeholder with the verdicts of every page."""
     env = app.env
-    since = since_releases(app.config.book_claims_matrix)
-    home = {}
-    for page, found in sorted(env.book_verdicts.items()):
-        for claim_id, data in found.items():
-            if data["section"] == page or claim_id not in home:
-                home[claim_id] = data
-    labels = env.get_domain("std").anonlabels
-    rows = []
     numbers = {page: env.toc_secnumbers.get(page, {}).get("", ()) for page in env.all_docs}
+    rows = []
     for data in sorted(home.values(), key=lambda d: numbers.get(d["section"]) or (999,)):
-        page = data["section"]
-        number = ".".join(map(str, numbers.get(page) or ()))
-        title = env.titles[page].astext() if page in env.titles else page
-        target, anchor = labels.get(data["label"], (page, ""))
-        uri = app.builder.get_relative_uri(docname, target) + (f"#{anchor}" if anchor else "")
-        link = nodes.reference("", number or title, refuri=uri, reftitle=title)
-        said = nodes.paragraph(text=data["statement"])
-        rows.append(
-            _row(
-                [
-                    [nodes.paragraph("", "", link)],
-                    [said],
-                    [nodes.paragraph(text=STATUS_TEXT[data["status"]])],
-                    [nodes.paragraph(text=since.get(data["id"], "not measured"))],
-                    [nodes.paragraph(text=data["evidence"])],
-                ],
-                [status_class(data["status"])],
+        entry = matrix["claims"].get(data["id"], {"kind": data["kind"], "since": None})
+        number = _section_number(env, data["section"])
+        claim = nodes.paragraph("", f"{number} ", _link(app, docname, data, data["id"]))
+        since = since_text(entry, releases) if data["id"] in matrix["claims"] else "not measured"
+        statuses = [entry.get("status", {}).get(r) for r in releases] + [data["status"]]
+        cells = [[claim], [nodes.paragraph(text=since)]]
+        cells += [[nodes.paragraph("", "", _symbol(s))] for s in statuses]
+        rows.append(_row(cells, []))
+    group += nodes.tbody("", *rows)
+    return nodes.container(
+        "", nodes.table("", group, classes=["claims-matrix"]), classes=["claims-matrix-scroll"]
+    )
+
+
+def fill_pages(app, doctree, docname) -> None:
+    """`doctree-resolved`: fill each version note and matrix with every page's verdicts."""
+    placeholders = [*doctree.findall(note_release), *doctree.findall(claims_matrix)]
+    if not placeholders:
+        return
+    matrix, home = read_matrix(app.config.book_claims_matrix), _home_verdicts(app.env)
+    for node in placeholders:
+        if isinstance(node, note_release):
+            _fill_note(app, docname, node, matrix, home)
+        else:
+            recorded = ", ".join(sorted({r["recorded"] for r in matrix["releases"]}))
+            legend = nodes.paragraph(
+                text=f"Recorded {recorded}, one process per release. {LEGEND} The last column "
+                "is this build's own verdict."
             )
-        )
-    for node in doctree.findall(claims_table):
-        node.replace_self(_table(rows))
+            node.replace_self([legend, _matrix_table(app, docname, matrix, home)])
 
 
 def init_env(app, env, docnames) -> None:
@@ -161,6 +325,6 @@ def merge(app, env, docnames, other) -> None:
 
 
 def rewrite_tables(app, env) -> list[str]:
-    """`env-get-updated`: when any page was read, pages with a table are written again, so
-    they show the latest verdicts; a build that read nothing has nothing new to show."""
+    """`env-get-updated`: when any page was read, pages with a note or matrix are written
+    again, so they show the latest verdicts; a build that read nothing has nothing new."""
     return sorted(env.book_table_docs) if getattr(env, "book_pages_read", True) else []

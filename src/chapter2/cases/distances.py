@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from chapter2.compat import cost_analysis
 from chapter2.hlo import count_fusions, opcodes
 
 
@@ -85,8 +86,7 @@ def evidence(fn, *args) -> Evidence:
     """Compile `fn` for `args` and read its optimized HLO, cost and memory analysis."""
     compiled = jax.jit(fn).lower(*args).compile()
     ops = opcodes(compiled.as_text())
-    costs = compiled.cost_analysis()
-    costs = costs[0] if isinstance(costs, list) else costs  # a list of one dict in older JAX
+    costs = cost_analysis(compiled)
     return Evidence(
         fusions=count_fusions(compiled.as_text()),
         dots=ops.count("dot"),

@@ -12,6 +12,7 @@ import pkgutil
 from chapter2.claims import pages
 from chapter2.claims.registry import (
     REGISTRY,
+    CannotCheck,
     Claim,
     ClaimDrift,
     Kind,
@@ -24,6 +25,7 @@ from chapter2.claims.registry import (
 )
 
 __all__ = [
+    "CannotCheck",
     "Claim",
     "ClaimDrift",
     "Kind",
@@ -75,7 +77,8 @@ def evaluate(claim_id: str) -> Verdict:
 
 
 def verify(claim_id: str) -> Verdict:
-    """Run the check of `claim_id`; raise `ClaimDrift` when it drifted. Pages end Notes with it."""
+    """Run the check of `claim_id`; raise `ClaimDrift` when it drifted. A page calls it right
+    after stating the claim."""
     verdict = evaluate(claim_id)
     if verdict.drifted:
         raise ClaimDrift(drift_message(verdict))

@@ -5,7 +5,8 @@
 reads the verdicts of `python -m chapter2.claims --json` and the failing pages of a build
 (`failed-pages.json`, written beside the HTML), and writes `report.json` and `report.md` to
 FOLDER. A change is an asserted claim that does not hold, or a claim whose check could not
-run; claims about the machine are listed apart, as observations, never as drift. Every
+run; claims about the machine are listed apart, as observations, never as drift, and so
+are claims whose subject does not exist under that JAX ("cannot check"). Every
 failing cell names the claims its error names, or says that no claim explains it. Exits 1
 when anything changed.
 """
@@ -25,7 +26,16 @@ def changed_claims(verdicts: list[dict]) -> list[dict]:
 
 def observations(verdicts: list[dict]) -> list[dict]:
     """The claims the machine decides, with what this machine did."""
-    return [v for v in verdicts if v["kind"] == "observed" and v["status"] != Status.DRIFTED]
+    return [
+        v
+        for v in verdicts
+        if v["kind"] == "observed" and v["status"] in (Status.AS_SPECIFIED, Status.DIFFERS_HERE)
+    ]
+
+
+def unchecked(verdicts: list[dict]) -> list[dict]:
+    """The claims whose subject does not exist under this JAX, with the reason."""
+    return [v for v in verdicts if v["status"] == Status.CANNOT_CHECK]
 
 
 def attributed(failures: list[dict], drifted: set[str]) -> list[dict]:
@@ -50,6 +60,7 @@ def build_report(claims_report: dict, failures: list[dict]) -> dict:
         "failing_cells": cells,
         "unexplained_cells": [c for c in cells if not c["claims"]],
         "environment_dependent": observations(claims_report["claims"]),
+        "cannot_check": unchecked(claims_report["claims"]),
     }
 
 
@@ -105,6 +116,11 @@ def to_markdown(report: dict) -> str:
     out += ["", "## Depends on the machine (observed, never drift)", ""]
     for claim in report["environment_dependent"]:
         out.append(f"- **{claim['id']}** ({claim['status']}): {claim['evidence']}")
+    out += ["", "## Cannot be checked on this release (neither holds nor drifts)", ""]
+    if not report["cannot_check"]:
+        out.append("None: every claim's subject exists in this JAX.")
+    for claim in report["cannot_check"]:
+        out.append(f"- **{claim['id']}**: {claim['evidence']}")
     return "\n".join(out) + "\n"
 
 

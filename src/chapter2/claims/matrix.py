@@ -1,18 +1,19 @@
-"""The claim x release matrix: since which JAX release each claim of the book holds.
+"""The claim x release matrix: from which JAX release each claim of the book holds.
 
     python -m chapter2.claims.matrix FOLDER
 
 reads every `jax-<version>.json` that `python -m chapter2.claims --json` wrote into FOLDER,
 one per JAX release, and writes `matrix.json` and `matrix.md` beside them: the status of
-every claim under every release, and the release from which each one holds without a break
-up to the newest. A claim the machine decides counts as holding when its check could run.
+every claim under every release, and, for each claim JAX decides, the release from which it
+holds without a break up to the newest. A claim the machine decides gets no such release:
+its cells say what the machine did under each one.
 """
 
 import json
 import sys
 from pathlib import Path
 
-from chapter2.claims.registry import Status
+from chapter2.claims.registry import Kind, Status
 
 
 def release_key(version: str) -> tuple[int, ...]:
@@ -20,18 +21,17 @@ def release_key(version: str) -> tuple[int, ...]:
 
 
 def since(statuses: dict[str, str], releases: list[str]) -> str | None:
-    """The oldest release from which the claim stands in every later release, or None."""
+    """The oldest release from which the claim holds in every later release, or None."""
     first = None
     for release in reversed(releases):  # newest first
-        if release in statuses and Status(statuses[release]).stands:
-            first = release
-        else:
+        if statuses.get(release) != Status.HOLDS:
             break
+        first = release
     return first
 
 
 def build_matrix(runs: list[dict]) -> dict:
-    """Statuses per claim and release, and since when each claim holds."""
+    """Statuses per claim and release, and since when each asserted claim holds."""
     runs = sorted(runs, key=lambda run: release_key(run["jax"]))
     releases = [run["jax"] for run in runs]
     claims: dict[str, dict] = {}
@@ -42,8 +42,13 @@ def build_matrix(runs: list[dict]) -> dict:
                 {"section": verdict["section"], "kind": verdict["kind"], "status": {}},
             )
             entry["status"][run["jax"]] = verdict["status"]
+            entry["statement"] = verdict["statement"]
+            if verdict["status"] == Status.CANNOT_CHECK:
+                entry.setdefault("reasons", {})[run["jax"]] = verdict["evidence"]
     for entry in claims.values():
-        entry["since"] = since(entry["status"], releases)
+        entry["since"] = (
+            since(entry["status"], releases) if entry["kind"] == Kind.ASSERTED else None
+        )
     return {
         "releases": [
             {"jax": r["jax"], "python": r["python"], "recorded": r["recorded"]} for r in runs
@@ -52,7 +57,33 @@ def build_matrix(runs: list[dict]) -> dict:
     }
 
 
-SHORT = {"holds": "✓", "drifted": "✗", "as specified": "✓ (machine)", "differs here": "≠ (machine)"}
+SYMBOL = {
+    Status.HOLDS: "✓",
+    Status.DRIFTED: "✗",
+    Status.CANNOT_CHECK: "○",
+    Status.AS_SPECIFIED: "=",
+    Status.DIFFERS_HERE: "≠",
+}
+LEGEND = (
+    "✓ holds; ✗ differs from what the book says (or the check could not run); ○ cannot be "
+    "checked on that release (what the claim is about does not exist there); for a fact of "
+    "the machine, = it behaved as the book describes, ≠ it behaved otherwise; · not measured. "
+    '"Since X" means the claim holds in X and every later release measured, and did not (or '
+    "could not be checked) in the release measured before X: it began to hold after that one, "
+    'by X. "X or earlier" means it holds in the oldest release measured. A fact of the '
+    "machine has no such release."
+)
+
+
+def since_text(entry: dict, releases: list[str]) -> str:
+    """How the matrix states since when a claim holds."""
+    if entry["kind"] == Kind.OBSERVED:
+        return "machine"
+    if entry["since"] is None:
+        return "none measured"
+    if releases and entry["since"] == releases[0]:
+        return f"{entry['since']} or earlier"
+    return entry["since"]
 
 
 def to_markdown(matrix: dict) -> str:
@@ -61,15 +92,15 @@ def to_markdown(matrix: dict) -> str:
     out = [
         "# Claims of the book under each JAX release",
         "",
-        f"Recorded {', '.join(recorded)}, one process per release (`python -m chapter2.claims`). "
-        "✓ holds, ✗ drifted (or its API does not exist), (machine): a fact the machine decides.",
+        f"Recorded {', '.join(recorded)}, one process per release "
+        f"(`python -m chapter2.claims`). {LEGEND}",
         "",
         "| claim | page | since | " + " | ".join(releases) + " |",
         "|---|---|---|" + "---|" * len(releases),
     ]
     for claim_id, entry in matrix["claims"].items():
-        cells = [SHORT.get(entry["status"].get(r, ""), "–") for r in releases]
-        row = [claim_id, entry["section"], entry["since"] or "never", *cells]
+        cells = [SYMBOL.get(entry["status"].get(r), "·") for r in releases]
+        row = [claim_id, entry["section"], since_text(entry, releases), *cells]
         out.append("| " + " | ".join(row) + " |")
     return "\n".join(out) + "\n"
 
@@ -78,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path((argv or sys.argv[1:])[0])
     runs = [json.loads(p.read_text()) for p in sorted(folder.glob("jax-*.json"))]
     matrix = build_matrix(runs)
-    (folder / "matrix.json").write_text(json.dumps(matrix, indent=2) + "\n")
+    (folder / "matrix.json").write_text(json.dumps(matrix, indent=2, ensure_ascii=False) + "\n")
     (folder / "matrix.md").write_text(to_markdown(matrix))
     print(to_markdown(matrix))
     return 0

@@ -4,7 +4,7 @@ A claim is a zero-argument check whose docstring is what the book says. The chec
 `Observation`: named values the book expects and the values this JAX produced. Whether the
 claim holds, its status and the sentence shown all derive from them. A claim belongs to the
 page its module is named after (`claims/xla_compilation.py` is the page `xla-compilation`);
-its Note on that page carries the label `claim-<id>`.
+its statement on that page carries the label `claim-<id>`.
 """
 
 import ast
@@ -31,6 +31,7 @@ class Status(StrEnum):
     DRIFTED = "drifted"
     AS_SPECIFIED = "as specified"  # an observed claim: this machine behaved as the book says
     DIFFERS_HERE = "differs here"  # an observed claim: this machine behaved otherwise
+    CANNOT_CHECK = "cannot check"  # what the claim is about does not exist in this JAX
 
     @property
     def stands(self) -> bool:
@@ -42,6 +43,11 @@ class Status(StrEnum):
 def _plain(values: dict[str, Any]) -> dict[str, Any]:
     """The values as JSON has them (tuples become lists), so comparisons survive a round trip."""
     return json.loads(json.dumps(values))
+
+
+class CannotCheck(Exception):
+    """Raised by a check whose subject does not exist in this JAX (no YNN fusion, no profiler
+    events API): the claim neither holds nor drifts here. The message is the reason."""
 
 
 @dataclass(frozen=True)
@@ -86,10 +92,11 @@ class Claim:
     statement: str
     check: Callable[[], Observation]
     kind: Kind = Kind.ASSERTED
+    warning: bool = False  # a common belief the book corrects: shown as a box, not a mark
 
     @property
     def label(self) -> str:
-        """The label of the claim's Note on its page."""
+        """The label of the claim's statement on its page."""
         return f"claim-{self.id}"
 
 
@@ -140,8 +147,11 @@ def check_source(check: Callable) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def status_of(kind: Kind, matches: bool | None) -> Status:
-    """The one rule: `matches` is None when the check could not run on this JAX."""
+def status_of(kind: Kind, matches: bool | None, *, checkable: bool = True) -> Status:
+    """The one rule: `matches` is None when the check could not run on this JAX; a check
+    that found nothing to check (`checkable` false) neither holds nor drifts."""
+    if not checkable:
+        return Status.CANNOT_CHECK
     if kind is Kind.OBSERVED and matches is not None:
         return Status.AS_SPECIFIED if matches else Status.DIFFERS_HERE
     return Status.HOLDS if matches else Status.DRIFTED
@@ -182,11 +192,12 @@ class Verdict:
     observation: Observation | None
     error: str | None = None
     versions: dict[str, str] = field(default_factory=installed_versions)
+    checkable: bool = True
 
     @property
     def status(self) -> Status:
         matches = None if self.observation is None else self.observation.matches
-        return status_of(self.claim.kind, matches)
+        return status_of(self.claim.kind, matches, checkable=self.checkable)
 
     @property
     def drifted(self) -> bool:
@@ -196,8 +207,8 @@ class Verdict:
     def evidence(self) -> str:
         if self.observation is None:
             return self.error
-        if self.claim.kind is Kind.OBSERVED:  # the Note describes another machine
-            return self.observation.sentence("on the machine the Note describes:")
+        if self.claim.kind is Kind.OBSERVED:  # the book describes another machine
+            return self.observation.sentence("on the machine the book describes:")
         return self.observation.sentence()
 
     def as_dict(self) -> dict[str, Any]:
@@ -207,6 +218,7 @@ class Verdict:
             "label": self.claim.label,
             "statement": self.claim.statement,
             "kind": str(self.claim.kind),
+            "warning": self.claim.warning,
             "status": str(self.status),
             "expected": self.observation.expected if self.observation else None,
             "observed": self.observation.observed if self.observation else None,
@@ -237,11 +249,17 @@ def page_of(module: str) -> str:
 
 
 def claim(
-    id: str, statement: str | None = None, *, kind: Kind = Kind.ASSERTED, page: str | None = None
+    id: str,
+    statement: str | None = None,
+    *,
+    kind: Kind = Kind.ASSERTED,
+    page: str | None = None,
+    warning: bool = False,
 ):
     """Register the decorated zero-argument check as claim `id` of its module's page.
 
-    What the book says is the check's docstring, unless `statement` is given.
+    What the book says is the check's docstring, unless `statement` is given. `warning`: the
+    claim corrects a common belief, and its page shows it in a box of its own.
     """
 
     def register(check: Callable[[], Observation]) -> Callable[[], Observation]:
@@ -252,16 +270,19 @@ def claim(
         if not said:
             msg = f"claim {id!r} says nothing: give its check a docstring"
             raise ValueError(msg)
-        REGISTRY[id] = Claim(id, page or page_of(check.__module__), said, check, kind)
+        REGISTRY[id] = Claim(id, page or page_of(check.__module__), said, check, kind, warning)
         return check
 
     return register
 
 
 def run_check(entry: Claim) -> Verdict:
-    """Run one claim's check; a check that cannot run on this JAX is a drift, not a crash."""
+    """Run one claim's check; a check that cannot run on this JAX is a drift, not a crash, and
+    one whose subject does not exist here cannot check."""
     try:
         return Verdict(entry, entry.check())
+    except CannotCheck as err:
+        return Verdict(entry, None, str(err), checkable=False)
     except Exception as err:
         return Verdict(entry, None, describe_error(err))
 

@@ -7,6 +7,7 @@ from jax import lax
 
 from chapter2.cases.fusion import softmax_by_hand
 from chapter2.claims.registry import Observation, claim
+from chapter2.compat import compile_with, cost_analysis
 from chapter2.hlo import compiled_text, count_fusions, kernels
 
 N = 1000 * 1000
@@ -44,11 +45,12 @@ def _fused_against_unfused() -> Observation:
     temporaries."""
     x = jnp.ones((1000, 1000))
     found = {}
-    for name, options in [("fused", None), ("unfused", UNFUSED)]:
-        compiled = jax.jit(_simple_computation, compiler_options=options).lower(x, x).compile()
+    lowered = jax.jit(_simple_computation).lower(x, x)
+    for name, options in [("fused", {}), ("unfused", UNFUSED)]:
+        compiled = compile_with(lowered, options)
         found[name] = (
             len(kernels(compiled.as_text())),
-            compiled.cost_analysis()["bytes accessed"],
+            cost_analysis(compiled)["bytes accessed"],
             compiled.memory_analysis().temp_size_in_bytes,
         )
     kernel_counts, traffic, temp = (list(values) for values in zip(*found.values(), strict=True))
@@ -66,7 +68,7 @@ def _fused_against_unfused() -> Observation:
     )
 
 
-@claim("eager-intermediates-device-arrays")
+@claim("eager-intermediates-device-arrays", warning=True)
 def _eager_intermediates() -> Observation:
     """Without jit each jnp operation runs on its own, and its result is a jax.Array on the
     device, not a NumPy array on the host."""

@@ -5,6 +5,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from chapter2.claims.registry import Observation, claim
+from chapter2.compat import constvars
 from chapter2.compiles import CompileCounter
 from chapter2.hlo import clean_hlo, compiled_text, has_op, lowered_text, stablehlo_ops
 from chapter2.jaxprs import count_primitives
@@ -70,7 +71,7 @@ def _closure_constvar_literal() -> Observation:
     return Observation(
         expected={"constvars": ["f32[3,3]"], "jnp.pi is a": "Literal", "printed as": True},
         observed={
-            "constvars": [v.aval.str_short(short_dtypes=True) for v in jaxpr.constvars],
+            "constvars": [v.aval.str_short(short_dtypes=True) for v in constvars(jaxpr)],
             "jnp.pi is a": type(add.invars[1]).__name__,
             "printed as": "3.1415927410125732:f32[]" in jaxpr.pretty_print(use_color=False),
         },
@@ -117,7 +118,7 @@ def _library_custom_jvp() -> Observation:
     )
 
 
-@claim("python-if-on-tracer")
+@claim("python-if-on-tracer", warning=True)
 def _python_if_on_tracer() -> Observation:
     """Inside jit, a Python if on a traced argument raises TracerBoolConversionError on the
     first call (no recompilation ever happens); with the argument static, each distinct value
@@ -154,7 +155,7 @@ def _python_if_on_tracer() -> Observation:
     )
 
 
-@claim("cond-int32-false-first")
+@claim("cond-int32-false-first", warning=True)
 def _cond_int32_false_first() -> Observation:
     """lax.cond traces to the same jaxpr whatever the predicate's value; in it the boolean
     predicate is converted to int32 by convert_element_type, and the branches parameter is
@@ -185,7 +186,7 @@ def _cond_int32_false_first() -> Observation:
     )
 
 
-@claim("grad-jaxpr-dead-code")
+@claim("grad-jaxpr-dead-code", warning=True)
 def _grad_dead_code() -> Observation:
     """The jaxpr of jax.grad(sum(sin(x)**2)) holds one sin, one cos and the forward pass's
     reduce_sum, whose result nothing uses. JAX removes that reduce while it lowers the jaxpr:

@@ -1,10 +1,9 @@
 """Claims of the page `memory-layout`: row-major arrays, transposes, donation, NumPy input."""
 
-import jax
 import jax.numpy as jnp
-import numpy as np
 
-from chapter2.claims.registry import Kind, Observation, claim
+from chapter2.claims.registry import Observation, claim
+from chapter2.compat import major_to_minor
 from chapter2.hlo import (
     clean_hlo,
     compiled_text,
@@ -16,7 +15,6 @@ from chapter2.hlo import (
     opcodes,
     root_opcode,
 )
-from chapter2.layout import aligned_empty, misaligned_empty, misalignment, shares_buffer
 
 
 def _optimized(fn, *args, **jit_kwargs) -> str:
@@ -34,7 +32,7 @@ def _row_major_default() -> Observation:
             "entry_computation_layout": "(f32[6,4]{1,0})->f32[6,4]{1,0}",
         },
         observed={
-            "major_to_minor": list(x.format.layout.major_to_minor),
+            "major_to_minor": list(major_to_minor(x)),
             "entry_computation_layout": entry_layout(compiled_text(lambda t: t * 2.0, x)),
         },
     )
@@ -111,89 +109,5 @@ def _donation() -> Observation:
             "ROOT without donation": root_opcode(clean_hlo(kept)),
             "ROOT with donation": root_opcode(clean_hlo(donated)),
             "input_output_alias with donation": input_output_alias(donated),
-        },
-    )
-
-
-@claim("fortran-input-row-major")
-def _fortran_input() -> Observation:
-    """A Fortran-order NumPy array handed to JAX (jnp.asarray or jax.device_put) becomes a
-    row-major jax.Array (major_to_minor == (0, 1)) holding the same values."""
-    c = np.arange(12 * 7, dtype=np.float32).reshape(12, 7)
-    f = np.asfortranarray(c)
-    outs = {"jnp.asarray": jnp.asarray(f), "jax.device_put": jax.device_put(f)}
-    return Observation(
-        expected={f"{k} major_to_minor, same values": [[0, 1], True] for k in outs},
-        observed={
-            f"{k} major_to_minor, same values": [
-                list(v.format.layout.major_to_minor),
-                bool(np.array_equal(np.asarray(v), c)),
-            ]
-            for k, v in outs.items()
-        },
-    )
-
-
-@claim("auto-layout-cpu-row-major")
-def _auto_layout() -> Observation:
-    """jax.jit accepts Format(Layout.AUTO) for inputs and outputs (jax.experimental.layout); on
-    the CPU the compiler picks row-major for both."""
-    from jax.experimental.layout import Format, Layout  # noqa: PLC0415 - as for jex above
-
-    auto = jax.jit(
-        lambda a: a.T @ a, in_shardings=Format(Layout.AUTO), out_shardings=Format(Layout.AUTO)
-    )
-    compiled = auto.lower(jax.ShapeDtypeStruct((64, 64), jnp.float32)).compile()
-    (chosen_in,), _ = compiled.input_formats
-    return Observation(
-        expected={"input layout": [0, 1], "output layout": [0, 1]},
-        observed={
-            "input layout": list(chosen_in.layout.major_to_minor),
-            "output layout": list(compiled.output_formats.layout.major_to_minor),
-        },
-    )
-
-
-@claim("device-put-zero-copy", kind=Kind.OBSERVED)
-def _zero_copy() -> Observation:
-    """On the CPU, jax.device_put shares the buffer of a C-contiguous NumPy array whose data
-    pointer is 64-byte aligned (zero-copy), and copies a C array 16 bytes off that boundary and
-    a Fortran-order array, aligned or not."""
-    shape = (256, 256)
-    aligned = aligned_empty(shape)
-    off = misaligned_empty(shape, by=16)
-    fortran = aligned_empty(shape[::-1]).T  # column-major, and 64-byte aligned as well
-    arrays = {"aligned C": aligned, "C 16 bytes off": off, "aligned Fortran": fortran}
-    for a in arrays.values():
-        a[...] = 1.0
-    return Observation(
-        expected={f"{name} shared": name == "aligned C" for name in arrays},
-        observed={
-            **{f"{name} shared": shares_buffer(jax.device_put(a), a) for name, a in arrays.items()},
-            "pointers mod 64": [misalignment(a) for a in arrays.values()],
-        },
-    )
-
-
-@claim("device-put-may-alias-false")
-def _may_alias_false() -> Observation:
-    """On the CPU, jax.device_put(a, may_alias=False) of an aligned C-contiguous NumPy array
-    still shares the NumPy buffer, so a later write into `a` shows in the jax.Array;
-    jnp.array(a) makes an independent copy."""
-    a = aligned_empty((128, 128))
-    a[...] = 0.0
-    put = jax.device_put(a, may_alias=False)
-    copied = jnp.array(a)
-    a[0, 0] = 7.0
-    return Observation(
-        expected={
-            "may_alias=False shares the buffer": True,
-            "device_put(may_alias=False)[0, 0] after a[0, 0] = 7": 7.0,
-            "jnp.array(a)[0, 0] after a[0, 0] = 7": 0.0,
-        },
-        observed={
-            "may_alias=False shares the buffer": shares_buffer(put, a),
-            "device_put(may_alias=False)[0, 0] after a[0, 0] = 7": float(put[0, 0]),
-            "jnp.array(a)[0, 0] after a[0, 0] = 7": float(copied[0, 0]),
         },
     )

@@ -1,5 +1,7 @@
 """Claims of the page `profiling`: keys, traces, annotations and memory profiles."""
 
+import importlib.metadata
+import re
 import tempfile
 from pathlib import Path
 
@@ -77,7 +79,7 @@ def _traced_step(log_dir: str, **trace_options):
     return compiled_text(lambda v: jnp.sin(v).sum(), x)
 
 
-@claim("trace-files")
+@claim("trace-files", warning=True)
 def _trace_files() -> Observation:
     """A trace writes plugins/profile/<timestamp>/<host>.xplane.pb and <host>.trace.json.gz
     (plus perfetto_trace.json.gz with create_perfetto_trace=True), not a profile.pb."""
@@ -93,6 +95,29 @@ def _trace_files() -> Observation:
             ]
         },
         observed={"files written": names},
+    )
+
+
+def _requirements(distribution: str) -> list[str]:
+    """What installing `distribution` installs with it: its requirements without an extra."""
+    found = importlib.metadata.requires(distribution) or []
+    return [r for r in found if "extra ==" not in r]
+
+
+@claim("tensorboard-installed-separately")
+def _tensorboard_separately() -> Observation:
+    """Installing JAX installs neither TensorBoard nor its profile plugin XProf: neither jax
+    nor jaxlib requires them, so a trace is viewed in TensorBoard only after they are
+    installed separately (jax offers XProf as the optional extra jax[xprof])."""
+    viewers = re.compile(r"^(tensorboard|xprof|tensorboard[-_]plugin[-_]profile)\b", re.I)
+    required = [r for d in ("jax", "jaxlib") for r in _requirements(d) if viewers.match(r)]
+    extras = [r for r in importlib.metadata.requires("jax") or [] if "extra ==" in r]
+    return Observation(
+        expected={"viewers jax and jaxlib install": []},
+        observed={
+            "viewers jax and jaxlib install": required,
+            "extras of jax naming one": sorted(r.split(";")[0] for r in extras if viewers.match(r)),
+        },
     )
 
 
@@ -117,7 +142,6 @@ def _trace_annotation() -> Observation:
             "events of the annotation 'step'": counts["step"],
             "host call events present": calls >= 1,
             "kernel events named after HLO instructions": bool(instructions),
-            "host call events": calls,
             "HLO instructions seen": sorted(instructions),
         },
     )

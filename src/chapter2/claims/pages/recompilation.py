@@ -37,7 +37,7 @@ def _static_argnums() -> Observation:
 _scale = 2.0  # a global that a jitted function reads
 
 
-@claim("global-change-not-retraced")
+@claim("global-change-not-retraced", warning=True)
 def _global_change() -> Observation:
     """A jitted function reads a global once, while it is traced: after the global changes, a
     call compiles nothing and returns a result computed with the old value. Only a new trace
@@ -72,7 +72,7 @@ def _global_change() -> Observation:
     )
 
 
-@claim("x32-weak-type-cache-keys")
+@claim("x32-weak-type-cache-keys", warning=True)
 def _weak_types() -> Observation:
     """With jax_enable_x64 off (the default), a float64 NumPy array is canonicalized to float32
     and reuses the float32 compilation; the Python scalars 1 and 1.0 and jnp.float32(1) are
@@ -113,17 +113,23 @@ def _lax_cond() -> Observation:
     def branch_in_graph(x, size_param):
         return lax.cond(size_param > 5, lambda v: jnp.sum(v * 2.0), lambda v: jnp.sum(v + 1.0), x)
 
-    x = jnp.arange(10.0)
+    x = jax.random.normal(jax.random.key(0), (10,))  # the page's data
     with CompileCounter("branch_in_graph") as compiled:
         r3 = float(branch_in_graph(x, jnp.array(3)))
         r7 = float(branch_in_graph(x, jnp.array(7)))
+    v = np.asarray(x)
+    own_branch = [bool(abs(r3 - np.sum(v + 1.0)) < 1e-4), bool(abs(r7 - np.sum(v * 2.0)) < 1e-4)]
     return Observation(
-        expected={"compilations": 1, "results for 3 and 7": [55.0, 90.0]},
-        observed={"compilations": compiled.count, "results for 3 and 7": [r3, r7]},
+        expected={"compilations": 1, "3 and 7 each get their own branch's result": [True, True]},
+        observed={
+            "compilations": compiled.count,
+            "3 and 7 each get their own branch's result": own_branch,
+            "results for 3 and 7": [round(r3, 4), round(r7, 4)],
+        },
     )
 
 
-@claim("function-identity-cache")
+@claim("function-identity-cache", warning=True)
 def _function_identity() -> Observation:
     """jit's cache is keyed by the function object: a new lambda or a new functools.partial in
     every iteration compiles every time (3 calls, 3 compilations), while re-wrapping the same
@@ -168,11 +174,14 @@ def _explain() -> Observation:
         explain_me(jnp.ones((4, 4)), jnp.ones((4, 4)))
         explain_me(jnp.ones((4, 4)), jnp.ones((4, 8)))
     mine = [m for m in found if "explain_me" in m]
+    wordings = [  # this JAX's, and older releases' for the same explanation
+        "at w, now f32[4,8] and before f32[4,4]",
+        "at w, seen f32[4,4], but now given f32[4,8]",
+    ]
     return Observation(
         expected={"names w and both shapes": True},
         observed={
-            "names w and both shapes": bool(mine)
-            and "at w, now f32[4,8] and before f32[4,4]" in mine[-1],
+            "names w and both shapes": bool(mine) and any(w in mine[-1] for w in wordings),
             "misses explained": len(mine),
         },
     )

@@ -1,0 +1,37 @@
+"""The claims of the page `cpu-case-study` fail, or report, as the machine behaves."""
+
+import dataclasses
+
+from chapter2.cases import ynn
+from chapter2.claims import Status
+from claims.breaking import xla_options
+
+
+def ynn_closure_result(offset):
+    """The closure version returns the float64 reference plus `offset`."""
+
+    def breaker(mp):
+        real = ynn.probe
+
+        def probe(*args, **kwargs):
+            result = real(*args, **kwargs)
+            return dataclasses.replace(result, closure=result.reference + offset)
+
+        mp.setattr(ynn, "probe", probe)
+
+    return breaker
+
+
+BREAKERS = {
+    "cpu-ynn-fusion-closure-constant": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
+}
+FORCED = [
+    ("ynn-closure-constant-wrong-result", ynn_closure_result(5.0), Status.AS_SPECIFIED, "True"),
+    ("ynn-closure-constant-wrong-result", ynn_closure_result(0.0), Status.DIFFERS_HERE, "False"),
+    (
+        "ynn-closure-constant-wrong-result",
+        xla_options(xla_cpu_experimental_ynn_fusion_type=""),
+        Status.CANNOT_CHECK,
+        "without a YNN fusion",
+    ),
+]
