@@ -21,7 +21,7 @@ BOOK_BUILD = ["python", "-m", "book.build", "docs", str(BUILD / "html")]
 CONSTRAINTS = ["-c", str(ROOT / "constraints.txt")]
 # The test command of the tests session, which the benchmark times as well: every core.
 PYTEST = ["pytest", "-n", "auto", "--dist", "worksteal"]
-LINTED = ["src", "tests", "tools", "noxfile.py", "docs/conf.py", "docs/_ext"]
+LINTED = ["src", "tests", "tools", "examples", "noxfile.py", "docs/conf.py", "docs/_ext"]
 NO_PYTHON = (
     "No Python >= 3.12 was found (JAX 0.12 needs it). Install one, for example "
     "`apt-get install python3.12`, `pyenv install 3.12` or `uv python install 3.12`, "

@@ -47,6 +47,7 @@ mathjax_path = "mathjax/tex-chtml.js"
 html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"  # browsers ask every page for an icon
 html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,

@@ -89,6 +89,7 @@ def reader(browser, served, width=1280, **options):
     page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     page.on("requestfailed", lambda r: page.failed.append(r.url))
+    page.on("response", lambda r: r.status >= 400 and page.failed.append(f"{r.status} {r.url}"))
     try:
         yield page
     finally:

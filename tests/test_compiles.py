@@ -71,3 +71,13 @@ def test_the_count_can_be_read_inside_the_block():
         inside = cc.count
         f(jnp.ones(3))
     assert (inside, cc.count) == (1, 2)
+
+
+def test_a_count_and_the_explanations_collect_side_by_side():
+    """Nested collections both see the records: the inner one quiets JAX's handlers only."""
+    f = jax.jit(lambda x: x * 3)
+    with CompileCounter() as counter, explained_cache_misses() as explanations:
+        f(jnp.ones(5))
+        f(jnp.ones(6))
+    assert counter.count == 2
+    assert len(explanations) == 2

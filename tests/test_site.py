@@ -177,3 +177,11 @@ def test_no_timing_comparison_is_typed_by_hand(site):
 def test_every_executed_page_offers_its_notebook():
     missing = [p for p in NOTEBOOK_PAGES if not (HTML / "_sources" / f"{p}.ipynb").exists()]
     assert missing == []
+
+
+def test_every_page_names_an_icon_that_was_published(site):
+    pages = {name: text for name, text in site.items() if not name.startswith("_static/")}
+    for name, text in pages.items():
+        icon = re.search(r'<link rel="icon" href="([^"]+)"', text)
+        assert icon, f"{name} names no icon, so browsers ask for /favicon.ico"
+        assert (HTML / name).parent.joinpath(icon.group(1)).resolve().is_file(), name

@@ -17,20 +17,27 @@ _COMPILING = re.compile(
 )
 
 
+class _Collect(logging.Handler):
+    """A handler that keeps the records it is given."""
+
+    def __init__(self, records: list[logging.LogRecord]):
+        super().__init__()
+        self.records = records
+
+    def emit(self, record):
+        self.records.append(record)
+
+
 @contextmanager
 def jax_log_records():
-    """Collect every record of the `jax` logger; JAX's own handlers stay quiet meanwhile."""
+    """Collect every record of the `jax` logger; JAX's own handlers stay quiet meanwhile (an
+    enclosing collection goes on collecting)."""
     records: list[logging.LogRecord] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record):
-            records.append(record)
-
     logger = logging.getLogger("jax")
-    quieted = [(h, h.level) for h in logger.handlers]
+    quieted = [(h, h.level) for h in logger.handlers if not isinstance(h, _Collect)]
     for handler, _ in quieted:
         handler.setLevel(logging.CRITICAL)
-    collect = Collect()
+    collect = _Collect(records)
     logger.addHandler(collect)
     try:
         yield records

@@ -1,0 +1,89 @@
+"""The programs of examples/ run as a reader runs them: --quick, and bad input."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+EXAMPLES = ROOT / "examples"
+
+
+def run(name: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(EXAMPLES / f"{name}.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_every_example_is_tested_here():
+    tested = {"pairwise_distances", "why_recompile", "fusion_report"}
+    assert {p.stem for p in EXAMPLES.glob("*.py")} == tested
+
+
+def test_pairwise_distances_checks_and_times_every_version():
+    done = run("pairwise_distances", "--quick")
+    assert done.returncode == 0, done.stderr
+    row = re.compile(r"^(v[0-3]|X @ Y\.T)\s+(\S+)\s+\S+ to \S+\s+\S+$", re.M)
+    medians = dict(row.findall(done.stdout))
+    assert set(medians) == {"v0", "v1", "v2", "v3", "X @ Y.T"}
+    assert all(float(ms) > 0 for ms in medians.values())
+    errors = dict(re.findall(r"^(v[0-3])\s+\S+\s+\S+ to \S+\s+(\S+)$", done.stdout, re.M))
+    assert all(float(e) < 1e-3 for e in errors.values()), errors
+
+
+def test_far_from_the_origin_v2_loses_digits_that_v3_keeps():
+    done = run("pairwise_distances", "--n", "50", "--m", "60", "--d", "8", "--offset", "1000")
+    errors = dict(re.findall(r"^(v[0-3])\s+\S+\s+\S+ to \S+\s+(\S+)$", done.stdout, re.M))
+    assert float(errors["v2"]) > 10 * float(errors["v3"]), errors
+
+
+def test_why_recompile_counts_and_explains_each_call():
+    done = run("why_recompile", "--quick")
+    assert done.returncode == 0, done.stderr
+    assert [int(n) for n in re.findall(r"^call \d: .*: (\d) compilation", done.stdout, re.M)] == [
+        1,
+        0,
+        1,
+        1,
+    ]
+    assert "at x, now f32[4] and before f32[3]" in done.stdout
+
+
+def test_fusion_report_compares_with_the_fusion_pass_off():
+    done = run("fusion_report", "--quick")
+    assert done.returncode == 0, done.stderr
+    table = {
+        key: (float(a.replace(",", "")), float(b.replace(",", "")))
+        for key, a, b in re.findall(
+            r"^(kernels|bytes accessed)\s+([\d,]+)\s+([\d,]+)$", done.stdout, re.M
+        )
+    }
+    assert table["kernels"][0] < table["kernels"][1]
+    assert table["bytes accessed"][0] < table["bytes accessed"][1]
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "said"),
+    [
+        ("pairwise_distances", ["--n", "-3"], "a size must be a positive integer, got '-3'"),
+        (
+            "why_recompile",
+            ["nosuchmodule:f", "--call", "1.0"],
+            "cannot import module 'nosuchmodule'",
+        ),
+        ("why_recompile", ["math", "--call", "1.0"], "expected MODULE:FUNCTION, got 'math'"),
+        ("fusion_report", ["math:nothing", "--args", "1.0"], "module 'math' has no function"),
+        ("fusion_report", ["math:sin", "--args", "1 +"], "cannot evaluate the arguments"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_two(name, args, said):
+    done = run(name, *args)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()]
+    assert said in done.stderr
