@@ -53,7 +53,7 @@ def test_a_verdict_is_a_compact_mark_whose_panel_says_what_the_check_found():
 def test_a_warning_on_its_own_page_is_a_box_with_the_same_panel():
     boxed = verdicts.verdict_markdown({**VERDICT, "status": "holds"}, boxed=True)
     assert boxed.startswith("`````{container} claim-verdict claim-holds\n")
-    assert "**✓ checked on JAX 0.12.0.1**: holds." in boxed
+    assert "**✓ checked on JAX 0.12.0.1**\n" in boxed
     assert "````{dropdown} What the check found, and its code" in boxed
     assert verdicts.panel({**VERDICT, "status": "holds"}) in boxed
 

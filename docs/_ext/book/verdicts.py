@@ -32,8 +32,8 @@ STATUS_TEXT = {
     "cannot check": "cannot be checked on this release",
 }
 MACHINE_TEXT = {  # a fact of the machine, in a version note
-    "as specified": "the machine that built this book behaved as described",
-    "differs here": "the machine that built this book behaved otherwise",
+    "as specified": "the machine that built this book reproduced it",
+    "differs here": "the machine that built this book did not reproduce it",
     "cannot check": "this build's JAX could not check the machine's part",
     "drifted": "the machine's part could not be checked",
 }
@@ -108,7 +108,7 @@ def verdict_markdown(data: dict, boxed: bool) -> str:
         )
     return (
         f"`````{{container}} claim-verdict {classes}\n"
-        f"**{mark_title(data)}**: {STATUS_TEXT[data['status']]}.\n\n"
+        f"**{mark_title(data)}**\n\n"
         f"````{{dropdown}} What the check found, and its code\n"
         f":class-container: claim-check\n\n{panel(data)}````\n`````\n"
     )
@@ -200,26 +200,42 @@ def _link(app, docname: str, data: dict, text: str) -> nodes.reference:
 
 
 def _section_number(env, page: str) -> str:
+    """A page's number (2.3), or for an unnumbered page the head of its title (Case study)."""
     number = env.toc_secnumbers.get(page, {}).get("", ())
-    return ".".join(map(str, number)) or (env.titles[page].astext() if page in env.titles else page)
+    title = env.titles[page].astext() if page in env.titles else page
+    return ".".join(map(str, number)) or title.split(":")[0]
+
+
+def _words(claim_id: str) -> str:
+    return claim_id.replace("-", " ")
 
 
 def note_release_text(claim_ids: list[str], matrix: dict, home: dict) -> str:
     """Since which measured release every JAX-decided claim of a note holds, and what this
     machine did for the claims the machine decides."""
     releases = [r["jax"] for r in matrix["releases"]]
-    entries = [matrix["claims"].get(c) for c in claim_ids]
-    asserted = [e for e in entries if e is not None and e["kind"] == "asserted"]
+    entries = {c: matrix["claims"].get(c) for c in claim_ids}
+    asserted = {c: e for c, e in entries.items() if e is not None and e["kind"] == "asserted"}
     said = []
-    if any(e is None for e in entries):
+    if any(e is None for e in entries.values()):
         said.append("not yet measured under older releases")
     elif asserted:
-        started = [e["since"] for e in asserted]
-        if None in started:
-            said.append("holds in none of the measured releases")
+        by_release: dict[str, list[str]] = {}
+        for claim_id, entry in asserted.items():
+            if entry["since"] is None:
+                when = "in none of the releases measured"
+            elif entry["since"] == releases[0]:
+                when = f"in every release measured, {releases[0]} to {releases[-1]}"
+            else:
+                when = f"from JAX {entry['since']}"
+            by_release.setdefault(when, []).append(claim_id)
+        if len(by_release) == 1:
+            said.append(f"holds {next(iter(by_release))}")
         else:
-            newest = max(started, key=lambda v: tuple(int(p) for p in v.split(".")))
-            said.append("holds from JAX " + since_text({**asserted[0], "since": newest}, releases))
+            said += [
+                f"{', '.join(_words(c) for c in ids)}: holds {when}"
+                for when, ids in by_release.items()
+            ]
     for claim_id in claim_ids:
         data = home.get(claim_id)
         if data is not None and data["kind"] == "observed":
@@ -241,7 +257,7 @@ def _fill_note(app, docname: str, node: note_release, matrix: dict, home: dict) 
         data = home[claim_id]
         if i:
             paragraph += nodes.Text(", ")
-        said = f"{_section_number(app.env, data['section'])} {claim_id.replace('-', ' ')}"
+        said = f"{_section_number(app.env, data['section'])}: {_words(claim_id)}"
         paragraph += _link(app, docname, data, said)
     paragraph += nodes.Text(".")
     node.replace_self(paragraph)
@@ -263,7 +279,9 @@ def _symbol(status: str | None) -> nodes.Node:
 def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.container:
     releases = [r["jax"] for r in matrix["releases"]]
     this = next(iter(home.values()), {}).get("jax", "this build")
-    heads = ["Claim", "Since", *releases, f"{this} (this build)"]
+    merged = bool(releases) and releases[-1] == this  # this build is the newest release
+    shown = releases[:-1] if merged else releases
+    heads = ["Claim", "Since", *shown, f"{this} (this build)"]
     group = nodes.tgroup(cols=len(heads))
     group += [nodes.colspec(colwidth=w) for w in (24, 10, *[3] * (len(heads) - 2))]
     group += nodes.thead("", _row([[nodes.paragraph(text=h)] for h in heads], []))
@@ -273,9 +291,9 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.containe
     for data in sorted(home.values(), key=lambda d: numbers.get(d["section"]) or (999,)):
         entry = matrix["claims"].get(data["id"], {"kind": data["kind"], "since": None})
         number = _section_number(env, data["section"])
-        claim = nodes.paragraph("", f"{number} ", _link(app, docname, data, data["id"]))
+        claim = nodes.paragraph("", f"{number}: ", _link(app, docname, data, data["id"]))
         since = since_text(entry, releases) if data["id"] in matrix["claims"] else "not measured"
-        statuses = [entry.get("status", {}).get(r) for r in releases] + [data["status"]]
+        statuses = [entry.get("status", {}).get(r) for r in shown] + [data["status"]]
         cells = [[claim], [nodes.paragraph(text=since)]]
         cells += [[nodes.paragraph("", "", _symbol(s))] for s in statuses]
         rows.append(_row(cells, []))
@@ -297,8 +315,7 @@ def fill_pages(app, doctree, docname) -> None:
         else:
             recorded = ", ".join(sorted({r["recorded"] for r in matrix["releases"]}))
             legend = nodes.paragraph(
-                text=f"Recorded {recorded}, one process per release. {LEGEND} The last column "
-                "is this build's own verdict."
+                text=f"Recorded {recorded}. {LEGEND} The last column is this build's own verdict."
             )
             node.replace_self([legend, _matrix_table(app, docname, matrix, home)])
 

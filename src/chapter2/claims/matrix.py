@@ -65,13 +65,12 @@ SYMBOL = {
     Status.DIFFERS_HERE: "≠",
 }
 LEGEND = (
-    "✓ holds; ✗ differs from what the book says (or the check could not run); ○ cannot be "
-    "checked on that release (what the claim is about does not exist there); for a fact of "
-    "the machine, = it behaved as the book describes, ≠ it behaved otherwise; · not measured. "
-    '"Since X" means the claim holds in X and every later release measured, and did not (or '
-    "could not be checked) in the release measured before X: it began to hold after that one, "
-    'by X. "X or earlier" means it holds in the oldest release measured. A fact of the '
-    "machine has no such release."
+    "✓ holds; ✗ the check ran and found otherwise, or failed with an error; ○ what the claim "
+    "is about does not exist in that release; for a fact of the machine, = it behaved as the "
+    'book describes, ≠ it behaved otherwise; · not measured. "Since X": the claim holds in X '
+    "and every later release measured, and did not hold (or could not be checked) in the "
+    'release measured before X, so it began to hold after that one, by X. "X or earlier": '
+    "it holds in the oldest release measured. A fact of the machine has no such release."
 )
 
 

@@ -122,16 +122,19 @@ def _repr() -> Observation:
     its values: Array(shape=(512, 512), dtype=float32); a smaller array prints its values, so
     its repr waits for the computation: the result is ready afterwards."""
     exactly = repr(jnp.ones((512, 512), jnp.float32))
+    just_below = repr(jnp.ones((511, 512), jnp.float32))  # 2 KiB short of 1 MiB
     small = jax.jit(lambda m: (jnp.tanh(m @ m) @ m)[:2, :2])(jnp.ones((500, 500)))
     below = repr(small)
     return Observation(
         expected={
             "1 MiB": "Array(shape=(512, 512), dtype=float32)",
+            "just below 1 MiB prints values": True,
             "a small array prints values": True,
             "ready after its repr": True,
         },
         observed={
             "1 MiB": exactly,
+            "just below 1 MiB prints values": just_below.startswith("Array([["),
             "a small array prints values": below.startswith("Array([["),
             "ready after its repr": small.is_ready(),
         },

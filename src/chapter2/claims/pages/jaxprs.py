@@ -19,7 +19,7 @@ def _names(jaxpr) -> list[str]:
 def _literal_printed_with_type() -> Observation:
     """sin(x) + cos(y) * 2.0 traces to the equations sin, cos, mul, add; the Python scalar 2.0
     becomes a Literal, which the jaxpr prints with its type, as 2.0:f32[]."""
-    jaxpr = jax.make_jaxpr(lambda x, y: jnp.sin(x) + jnp.cos(y) * 2.0)(jnp.ones(3), jnp.ones(3))
+    jaxpr = jax.make_jaxpr(lambda x, y: jnp.sin(x) + jnp.cos(y) * 2.0)(jnp.ones(10), jnp.ones(10))
     text = jaxpr.pretty_print(use_color=False)  # str() adds ANSI colours inside Jupyter
     mul = next(eqn for eqn in jaxpr.eqns if eqn.primitive.name == "mul")
     return Observation(
