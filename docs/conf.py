@@ -48,6 +48,9 @@ html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path = ["_static"]
 html_favicon = "_static/favicon.svg"  # browsers ask every page for an icon
+# Where the site is published (the publishing workflow sets BOOK_BASEURL): a downloaded
+# notebook installs the book's wheel from there.
+html_baseurl = os.environ.get("BOOK_BASEURL", "")
 html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,

@@ -58,3 +58,14 @@ def test_every_session_but_the_toolchain_installs_the_pinned_toolchain():
     assert "*CONSTRAINTS" in noxfile.split("def lint(", 1)[1]
     toolchain = noxfile.split("def toolchain(", 1)[1]
     assert '_install(session, "baseline,docs,test", "--upgrade")' in toolchain
+
+
+def test_the_published_site_tells_notebooks_where_the_wheel_is():
+    """The publishing workflow names the site's address; conf.py makes it html_baseurl, from
+    which a downloaded notebook installs the book's wheel."""
+    workflow = yaml.safe_load((ROOT / ".github/workflows/book.yml").read_text())
+    address = workflow["jobs"]["build"]["env"]["BOOK_BASEURL"]
+    assert address.startswith("https://")
+    assert address.endswith("/")
+    conf = (ROOT / "docs/conf.py").read_text()
+    assert 'html_baseurl = os.environ.get("BOOK_BASEURL", "")' in conf

@@ -38,6 +38,7 @@ def setup(app):
     app.connect("env-get-outdated", failures.recheck)
     app.connect("build-finished", failures.finish)
     app.connect("html-page-context", notebooks.offer_notebook)  # before the theme's (501)
+    app.connect("build-finished", notebooks.publish_wheel)
     app.connect("build-finished", offline.copy_mathjax)
     app.add_css_file("book.css")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
