@@ -43,7 +43,7 @@ def make_book(tmp_path: Path, pages: dict[str, list[str]]) -> Path:
     return docs
 
 
-def build(docs: Path, jobs: int = 1, **env: str) -> subprocess.CompletedProcess:
+def build(docs: Path, jobs: int = 1, *extra: str, **env: str) -> subprocess.CompletedProcess:
     """The book's own build command (`python -m book.build`, as nox runs it) on `docs`."""
     return subprocess.run(
         [
@@ -54,6 +54,7 @@ def build(docs: Path, jobs: int = 1, **env: str) -> subprocess.CompletedProcess:
             str(docs / "_build" / "html"),
             "-j",
             str(jobs),
+            *extra,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,  # one stream, in the order a reader sees it
@@ -209,6 +210,22 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     assert set(written) == {"index", "extra", "laid", "notes", "timed"}
     after_laid = (docs / "_build/html/laid.html").read_text()
     assert re.search(r'class="right-next"\s+href="extra.html"', after_laid)
+
+
+def test_a_drift_build_runs_every_cell_and_lists_every_failing_one(tmp_path):
+    """With nb_execution_allow_errors (as nox -s drift builds), a page goes on past a failing
+    cell, and the report lists each failing cell, not only the first."""
+    cells = ["print('before')", "1 / 0", "print('after ' * 2)", "int('x')"]
+    docs = make_book(tmp_path, {"page": cells})
+    result = build(docs, 1, "-D", "nb_execution_allow_errors=1")
+    report = json.loads((docs / "_build/html/failed-pages.json").read_text())
+    assert [(f["page"], f["cell"]) for f in report["failing_cells"]] == [
+        ("page", "1 / 0"),
+        ("page", "int('x')"),
+    ]
+    assert report["failing_cells"][0]["error"] == "ZeroDivisionError: division by zero"
+    assert "after after" in (docs / "_build/html/page.html").read_text()
+    assert "int('x')" in last_lines(result, 12)
 
 
 def test_a_build_under_another_build_dir_keeps_the_first_cache(tmp_path):

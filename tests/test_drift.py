@@ -65,14 +65,30 @@ def test_every_failing_cell_is_attributed_or_said_to_be_unexplained():
 def test_markdown_says_what_to_rewrite_without_a_traceback():
     text = drift.to_markdown(drift.build_report(REPORT, FAILURES))
     assert "# Drift report: JAX 0.10.2" in text
-    assert "- **merged** (page `demo`, asserted)" in text
-    assert "type: the book expects `Jaxpr`, this JAX gave `ClosedJaxpr`" in text
-    assert "the check could not run: `jax.extend.core.X` does not exist in this JAX" in text
-    assert "page `jaxprs`, explained by **merged**" in text
-    assert "page `fusion`, **explained by no claim**" in text
+    assert "### merged (page `demo`, asserted)" in text
+    assert "- type: the book expects `Jaxpr`, this JAX gave `ClosedJaxpr`" in text
+    assert "- the check could not run: `jax.extend.core.X` does not exist in this JAX" in text
+    assert "### page `jaxprs`, explained by **merged**" in text
+    assert "### page `fusion`, **explained by no claim**" in text
+    assert "```python\n1 / 0\n```" in text
     assert "- **cpu-bug** (differs here): closure version wrong: False" in text
     cannot = text.split("## Cannot be checked on this release")[1]
     assert "- **no-ynn**: no YNN fusion in this JAX" in cannot
+
+
+def test_a_multi_line_printout_is_fenced_not_indented_into_a_list():
+    printout = "Array([[1., 1.],\n       [1., 1.]], dtype=float32)"
+    claims = claims_report(
+        verdict(
+            "repr",
+            "drifted",
+            expected={"1 MiB": "Array(shape=(2, 2), dtype=float32)"},
+            observed={"1 MiB": printout},
+            evidence=f"1 MiB: {printout}",
+        )
+    )
+    text = drift.to_markdown(drift.build_report(claims, []))
+    assert f"- this JAX did:\n\n```text\n1 MiB: {printout}\n```" in text
 
 
 def test_the_command_exits_one_on_change_and_zero_without(tmp_path):

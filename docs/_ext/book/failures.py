@@ -1,7 +1,9 @@
 """A build that names every problem in its last lines, and never forgets a failing page.
 
 Pages execute with `nb_execution_raise_on_error = False`: a failing cell does not stop the
-build; myst-nb records the failure in the page's execution data (succeeded, traceback). Sphinx
+build; myst-nb records the failure in the page's execution data (succeeded, traceback). A
+drift build also sets `nb_execution_allow_errors`, so a page runs every cell past a failing
+one; then every cell whose outputs hold an error is listed (read from the executed notebook). Sphinx
 warnings (an unknown directive, a broken reference, a page outside every toctree) fail the
 build under -W. When the build finishes, this lists both, page by page, in its last lines and
 beside the HTML: `failed-pages.txt` as printed (`python -m book.build` prints it again as the
@@ -21,6 +23,8 @@ from docutils import nodes
 from docutils.utils import get_source_line
 from myst_nb.sphinx_ import NbMetadataCollector
 from sphinx.util import logging as sphinx_logging
+
+from book.notebooks import executed_notebook
 
 logger = sphinx_logging.getLogger(__name__)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -51,6 +55,19 @@ def execution_failures(env) -> list[dict]:
         if data and not data["succeeded"]:
             failed.append(parse_failure(docname, data["traceback"] or data["error"] or ""))
     return failed
+
+
+def cell_errors(app) -> list[dict]:
+    """Every cell whose outputs hold an error, page by page, in a build that lets cells fail."""
+    found = []
+    for docname in sorted(app.env.found_docs):
+        notebook = executed_notebook(app, docname)
+        for cell in notebook.cells if notebook is not None else []:
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error":
+                    error = _ANSI.sub("", f"{output['ename']}: {output['evalue']}")
+                    found.append({"page": docname, "cell": cell.source.strip(), "error": error})
+    return found
 
 
 def _where(env, location) -> tuple[str, str]:
@@ -126,6 +143,8 @@ def finish(app, exception) -> None:
     """`build-finished`: name every failing page and every warning, last."""
     logging.getLogger("sphinx").removeHandler(app.book_warnings)
     failures, warnings = execution_failures(app.env), app.book_warnings.found
+    if app.config.nb_execution_allow_errors:
+        failures += cell_errors(app)
     if failures or warnings:
         text, data = (Path(app.outdir) / name for name in REPORTS)
         text.write_text(summary(failures, warnings) + "\n")

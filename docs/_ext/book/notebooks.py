@@ -61,15 +61,24 @@ def setup_cell(site: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_code_cell(source, metadata={"tags": ["setup"]})
 
 
-def offer_notebook(app, pagename, templatename, context, doctree) -> None:
-    """`html-page-context` (before the theme's buttons): publish the executed notebook."""
-    written = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+def executed_notebook(app, docname: str) -> nbformat.NotebookNode | None:
+    """The page's notebook with the outputs of its last execution, or None for a page
+    without code."""
+    written = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
     if not written.exists():
-        return
+        return None
     notebook = nbformat.read(written, as_version=4)
     cache = get_cache(app.config.nb_execution_cache_path)
     with contextlib.suppress(KeyError):  # not cached: the page failed; the build reports it
         _, notebook = cache.merge_match_into_notebook(notebook)
+    return notebook
+
+
+def offer_notebook(app, pagename, templatename, context, doctree) -> None:
+    """`html-page-context` (before the theme's buttons): publish the executed notebook."""
+    notebook = executed_notebook(app, pagename)
+    if notebook is None:
+        return
     notebook.cells.insert(0, setup_cell(app.config.html_baseurl))
     published = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     published.parent.mkdir(parents=True, exist_ok=True)

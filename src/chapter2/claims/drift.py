@@ -65,17 +65,26 @@ def build_report(claims_report: dict, failures: list[dict]) -> dict:
 
 
 def _differences(claim: dict) -> list[str]:
-    if claim["expected"] is None:
-        return [f"  - the check could not run: {claim['evidence']}"]
+    """Each value that differs, with what the book expects of it."""
     return [
-        f"  - {name}: the book expects `{claim['expected'][name]}`, this JAX gave "
+        f"- {name}: the book expects `{claim['expected'][name]}`, this JAX gave "
         f"`{claim['observed'].get(name, '(nothing)')}`"
         for name in Observation(claim["expected"], claim["observed"]).differences
     ]
 
 
-def _quoted(text: str) -> list[str]:
-    return ["    " + line for line in text.splitlines()]
+def _fenced(text: str, language: str = "text") -> list[str]:
+    """A block of code or output, fenced so that Markdown keeps it whole (a list around an
+    indented printout breaks)."""
+    fence = "````" if "```" in text else "```"
+    return [f"{fence}{language}", *text.splitlines(), fence]
+
+
+def _said(label: str, text: str) -> list[str]:
+    """A labelled value: inline when it is one line, fenced below its label otherwise."""
+    if "\n" not in text:
+        return [f"- {label}: {text}"]
+    return [f"- {label}:", "", *_fenced(text), ""]
 
 
 def to_markdown(report: dict) -> str:
@@ -95,10 +104,15 @@ def to_markdown(report: dict) -> str:
         out.append("None: every claim of the book holds.")
     for claim in report["changed_claims"]:
         out += [
-            f"- **{claim['id']}** (page `{claim['section']}`, {claim['kind']})",
-            f"  - the book says: {claim['statement']}",
-            f"  - this JAX did: {claim['evidence']}",
-            *_differences(claim),
+            f"### {claim['id']} (page `{claim['section']}`, {claim['kind']})",
+            "",
+            *_said("the book says", claim["statement"]),
+            *(
+                _said("the check could not run", claim["evidence"])
+                if claim["expected"] is None
+                else [*_said("this JAX did", claim["evidence"]), *_differences(claim)]
+            ),
+            "",
         ]
     for module, error in report["modules_not_loaded"].items():
         out.append(f"- claims module `{module}` could not be loaded: {error}")
@@ -111,8 +125,8 @@ def to_markdown(report: dict) -> str:
             if cell["claims"]
             else "**explained by no claim**: a fact of the book that is not yet a claim"
         )
-        out += [f"- page `{cell['page']}`, {explained}", "", *_quoted(cell["cell"]), ""]
-        out += ["  error:", "", *_quoted(cell["error"]), ""]
+        out += [f"### page `{cell['page']}`, {explained}", "", *_fenced(cell["cell"], "python")]
+        out += ["", "error:", "", *_fenced(cell["error"]), ""]
     out += ["", "## Depends on the machine (observed, never drift)", ""]
     for claim in report["environment_dependent"]:
         out.append(f"- **{claim['id']}** ({claim['status']}): {claim['evidence']}")
