@@ -65,12 +65,13 @@ def build_report(claims_report: dict, failures: list[dict]) -> dict:
 
 
 def _differences(claim: dict) -> list[str]:
-    """Each value that differs, with what the book expects of it."""
-    return [
-        f"- {name}: the book expects `{claim['expected'][name]}`, this JAX gave "
-        f"`{claim['observed'].get(name, '(nothing)')}`"
-        for name in Observation(claim["expected"], claim["observed"]).differences
-    ]
+    """Each value that differs, with what the book expects of it (a multi-line value fenced)."""
+    lines = []
+    for name in Observation(claim["expected"], claim["observed"]).differences:
+        gave = str(claim["observed"].get(name, "(nothing)"))
+        said = f"- {name}: the book expects `{claim['expected'][name]}`, this JAX gave"
+        lines += [f"{said}:", "", *_fenced(gave), ""] if "\n" in gave else [f"{said} `{gave}`"]
+    return lines
 
 
 def _fenced(text: str, language: str = "text") -> list[str]:
