@@ -149,3 +149,22 @@ def test_the_drift_message_and_its_parser_agree():
     message = drift_message(verdict)
     assert claims_named(f"ClaimDrift: {message}\n{message}\nmore text") == ["made-up"]
     assert claims_named("AssertionError: claim 'x' is fine") == []
+
+
+def test_a_change_is_shown_beside_the_baselines_recorded_result():
+    baseline = claims_report(
+        verdict("merged", "holds", expected={"type": "Jaxpr"}, observed={"type": "Jaxpr"}),
+        jax="0.12.0.1",
+    )
+    report = drift.build_report(REPORT, FAILURES, baseline)
+    merged = next(c for c in report["changed_claims"] if c["id"] == "merged")
+    assert merged["baseline"] == {"status": "holds", "observed": {"type": "Jaxpr"}}
+    gone = next(c for c in report["changed_claims"] if c["id"] == "gone")
+    assert gone["baseline"] is None  # the baseline did not record it
+    text = drift.to_markdown(report)
+    assert "against the baseline's recorded results (JAX 0.12.0.1, recorded 2026-11-30)" in text
+    assert "- the baseline recorded: holds" in text
+    assert (
+        "- type: the book expects `Jaxpr`, the baseline gave `Jaxpr`, this JAX gave `ClosedJaxpr`"
+        in text
+    )

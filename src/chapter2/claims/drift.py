@@ -1,14 +1,16 @@
 """The drift report: what changed when the book was checked and built under another JAX.
 
-    python -m chapter2.claims.drift CLAIMS_JSON FAILED_PAGES_JSON --out FOLDER
+    python -m chapter2.claims.drift CLAIMS_JSON FAILED_PAGES_JSON --out FOLDER [--baseline JSON]
 
 reads the verdicts of `python -m chapter2.claims --json` and the failing pages of a build
 (`failed-pages.json`, written beside the HTML), and writes `report.json` and `report.md` to
 FOLDER. A change is an asserted claim that does not hold, or a claim whose check could not
 run; claims about the machine are listed apart, as observations, never as drift, and so
 are claims whose subject does not exist under that JAX ("cannot check"). Every
-failing cell names the claims its error names, or says that no claim explains it. Exits 1
-when anything changed.
+failing cell names the claims its error names, or says that no claim explains it. With
+--baseline (the baseline JAX's recorded verdicts, data/matrix/jax-<baseline>.json), each
+claim that drifts here is shown with the status the baseline recorded and, for each value
+that differs, the baseline's value beside this JAX's. Exits 1 when anything changed.
 """
 
 import argparse
@@ -45,9 +47,26 @@ def attributed(failures: list[dict], drifted: set[str]) -> list[dict]:
     ]
 
 
-def build_report(claims_report: dict, failures: list[dict]) -> dict:
+def against_baseline(drifted: list[dict], baseline: dict | None) -> list[dict]:
+    """Each drifted claim with what the baseline recorded for it (status and observed values),
+    or None where the baseline did not record it."""
+    recorded = {v["id"]: v for v in (baseline or {}).get("claims", [])}
+    return [
+        {
+            **claim,
+            "baseline": (
+                {k: recorded[claim["id"]][k] for k in ("status", "observed")}
+                if claim["id"] in recorded
+                else None
+            ),
+        }
+        for claim in drifted
+    ]
+
+
+def build_report(claims_report: dict, failures: list[dict], baseline: dict | None = None) -> dict:
     """Everything the Markdown report says, as data."""
-    drifted = changed_claims(claims_report["claims"])
+    drifted = against_baseline(changed_claims(claims_report["claims"]), baseline)
     cells = attributed(failures, {c["id"] for c in drifted})
     return {
         "jax": claims_report["jax"],
@@ -61,15 +80,23 @@ def build_report(claims_report: dict, failures: list[dict]) -> dict:
         "unexplained_cells": [c for c in cells if not c["claims"]],
         "environment_dependent": observations(claims_report["claims"]),
         "cannot_check": unchecked(claims_report["claims"]),
+        "baseline": (
+            {k: baseline[k] for k in ("jax", "recorded")} if baseline is not None else None
+        ),
     }
 
 
 def _differences(claim: dict) -> list[str]:
-    """Each value that differs, with what the book expects of it (a multi-line value fenced)."""
+    """Each value that differs, with what the book expects of it and, when recorded, what the
+    baseline gave (a multi-line value fenced)."""
     lines = []
+    recorded = (claim.get("baseline") or {}).get("observed") or {}
     for name in Observation(claim["expected"], claim["observed"]).differences:
         gave = str(claim["observed"].get(name, "(nothing)"))
-        said = f"- {name}: the book expects `{claim['expected'][name]}`, this JAX gave"
+        said = f"- {name}: the book expects `{claim['expected'][name]}`"
+        if name in recorded:
+            said += f", the baseline gave `{recorded[name]}`"
+        said += ", this JAX gave"
         lines += [f"{said}:", "", *_fenced(gave), ""] if "\n" in gave else [f"{said} `{gave}`"]
     return lines
 
@@ -94,8 +121,14 @@ def to_markdown(report: dict) -> str:
         f"# Drift report: JAX {report['jax']} (jaxlib {report['jaxlib']}, "
         f"Python {report['python']})",
         "",
-        f"Recorded {report['recorded']}. {report['claims_checked']} claims checked; "
-        f"{len(report['changed_claims'])} changed; {len(report['failing_cells'])} failing "
+        f"Recorded {report['recorded']}. {report['claims_checked']} claims checked"
+        + (
+            f" against the baseline's recorded results (JAX {report['baseline']['jax']}, "
+            f"recorded {report['baseline']['recorded']})"
+            if report.get("baseline")
+            else ""
+        )
+        + f"; {len(report['changed_claims'])} changed; {len(report['failing_cells'])} failing "
         f"cells, {len(report['unexplained_cells'])} of them explained by no claim.",
         "",
         "## Claims that changed",
@@ -108,6 +141,11 @@ def to_markdown(report: dict) -> str:
             f"### {claim['id']} (page `{claim['section']}`, {claim['kind']})",
             "",
             *_said("the book says", claim["statement"]),
+            *(
+                [f"- the baseline recorded: {claim['baseline']['status']}"]
+                if claim.get("baseline")
+                else []
+            ),
             *(
                 _said("the check could not run", claim["evidence"])
                 if claim["expected"] is None
@@ -144,10 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("claims", type=Path, help="JSON of python -m chapter2.claims --json")
     parser.add_argument("failures", type=Path, help="failed-pages.json of the build")
     parser.add_argument("--out", type=Path, required=True, help="folder for report.md/.json")
+    parser.add_argument("--baseline", type=Path, help="the baseline JAX's recorded verdicts")
     args = parser.parse_args(argv)
     build = json.loads(args.failures.read_text()) if args.failures.exists() else {}
     failures = build.get("failing_cells", [])
-    report = build_report(json.loads(args.claims.read_text()), failures)
+    baseline = json.loads(args.baseline.read_text()) if args.baseline else None
+    report = build_report(json.loads(args.claims.read_text()), failures, baseline)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     (args.out / "report.md").write_text(to_markdown(report))
