@@ -185,3 +185,32 @@ def test_every_page_names_an_icon_that_was_published(site):
         icon = re.search(r'<link rel="icon" href="([^"]+)"', text)
         assert icon, f"{name} names no icon, so browsers ask for /favicon.ico"
         assert (HTML / name).parent.joinpath(icon.group(1)).resolve().is_file(), name
+
+
+# Words of the specification's 2.3 and 2.4, counted with str.split over its text (code
+# included): a page may read at most 1.5 times its section's length.
+SPECIFICATION_WORDS = {"xla-compilation": 2024, "memory-layout": 1375}
+
+
+def visible_words(page: str) -> int:
+    """The words a reader sees without opening anything: closed dropdowns (marks, hidden
+    code, outputs folded away) left out, code and printed outputs counted."""
+    body = re.search(r'<article class="bd-article"[^>]*>(.*?)</article>', page, re.S).group(1)
+    body = re.sub(r"<(script|style)[^>]*>.*?</\1>", "", body, flags=re.S)
+    while True:  # innermost dropdowns first, until none is left
+        without = re.sub(r"<details[^>]*>(?:(?!<details).)*?</details>", "", body, flags=re.S)
+        if without == body:
+            break
+        body = without
+    body = re.sub(
+        r"<pre>(.*?)</pre>",
+        lambda m: " " + re.sub(r"<[^>]+>", "", m.group(1)) + " ",
+        body,
+        flags=re.S,
+    )
+    return len(text_of(body).split())
+
+
+@pytest.mark.parametrize("page", sorted(SPECIFICATION_WORDS))
+def test_a_long_section_reads_at_most_half_again_the_specifications(site, page):
+    assert visible_words(site[f"{page}.html"]) <= 1.5 * SPECIFICATION_WORDS[page]
