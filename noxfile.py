@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nox
@@ -142,25 +143,36 @@ def _jax_packages(requirement: str) -> list[str]:
     return [requirement, f"jaxlib=={pinned[1]}"] if pinned else [requirement]
 
 
-@nox.session(python=False)
-def drift(session: nox.Session) -> None:
-    """Check every claim and build the book under another JAX, then report what changed.
+def _build_baseline(session: nox.Session, env: dict[str, str] | None = None) -> Path:
+    """Build the baseline book (the pinned JAX) where `nox -s docs` builds it, sharing its
+    execution cache (nothing is executed again when the pages did not change); return the
+    HTML folder."""
+    if PYTHON is None:
+        session.error(NO_PYTHON)
+    interpreter = _venv_for(session, "baseline", PYTHON, "-e", ".[baseline,docs]")
+    session.run(
+        str(interpreter),
+        *BOOK_BUILD[1:],
+        env={"BOOK_BUILD_DIR": str(BUILD), **(env or {})},
+        external=True,
+    )
+    return BUILD / "html"
 
-    nox -s drift -- jax==0.11.2 [--python 3.12]: the environment is .nox/drift-<jax>, the
-    build docs/_build/drift-<jax>, the report data/drift/jax-<version>/report.{md,json}.
-    Exits non-zero when a claim changed or a cell failed.
-    """
-    args = list(session.posargs)
-    wanted = args.pop(args.index("--python") + 1) if "--python" in args else None
-    args = [a for a in args if a != "--python"]
-    if len(args) != 1:
-        session.error("usage: nox -s drift -- jax==<version> [--python 3.X]")
-    version = re.sub(r"^jax[=<>~!]*", "", args[0]) or "latest"
-    python = find_python(wanted)
-    if python is None:
-        session.error(f"no Python {wanted or '>= 3.12'} found on PATH or in pyenv")
+
+def _drift_build(
+    session: nox.Session,
+    requirement: str,
+    python: str,
+    baseline_html: Path,
+    site_versions: list[str] = (),
+) -> tuple[str, Path, bool]:
+    """Check every claim and build the book under `requirement` in .nox/drift-<jax> (every
+    cell runs, failing or not), write the drift report to data/drift/jax-<installed JAX>/,
+    and build again so that the build's page drift-report holds it (only that page changes).
+    Returns the installed JAX, the HTML folder and whether anything changed."""
+    version = re.sub(r"^jax[=<>~!]*", "", requirement) or "latest"
     interpreter = _venv_for(
-        session, f"drift-{version}", python, "-e", ".[docs]", *_jax_packages(args[0])
+        session, f"drift-{version}", python, "-e", ".[docs]", *_jax_packages(requirement)
     )
     build = BUILD / f"drift-{version}"
     claims_json = build / "claims.json"
@@ -174,17 +186,22 @@ def drift(session: nox.Session) -> None:
         success_codes=[0, 1],
         external=True,
     )
-    session.run(
+    installed = json.loads(claims_json.read_text())["jax"]
+    report = ROOT / "data" / "drift" / f"jax-{installed}"
+    env = {
+        "BOOK_BUILD_DIR": str(build),
+        "BOOK_DRIFT_CLAIMS": str(claims_json),
+        "BOOK_DRIFT_REPORT": str(report / "report.json"),
+        "BOOK_SITE_VERSIONS": " ".join(site_versions),
+    }
+    command = [
         str(interpreter),
         *BOOK_BUILD[1:4],
         str(build / "html"),
         "-D",
         "nb_execution_allow_errors=1",  # every cell runs: all that differs is seen
-        env={"BOOK_BUILD_DIR": str(build)},
-        success_codes=[0, 1, 2],
-        external=True,
-    )
-    installed = json.loads(claims_json.read_text())["jax"]
+    ]
+    session.run(*command, env=env, success_codes=[0, 1, 2], external=True)
     session.run(
         str(interpreter),
         "-m",
@@ -192,11 +209,91 @@ def drift(session: nox.Session) -> None:
         str(claims_json),
         str(build / "html" / "failed-pages.json"),
         "--out",
-        str(ROOT / "data" / "drift" / f"jax-{installed}"),
+        str(report),
         "--baseline",
         str(ROOT / "data" / "matrix" / f"jax-{BASELINE_JAX}.json"),
+        "--notebooks",
+        str(baseline_html / "_sources"),
+        str(build / "html" / "_sources"),
+        success_codes=[0, 1],
         external=True,
     )
+    session.run(*command, env=env, success_codes=[0, 1, 2], external=True)
+    found = json.loads((report / "report.json").read_text())
+    changed = any(found[k] for k in ("changed_claims", "failing_cells", "changed_outputs"))
+    return installed, build / "html", changed or bool(found["modules_not_loaded"])
+
+
+@nox.session(python=False)
+def drift(session: nox.Session) -> None:
+    """Check every claim and build the book under another JAX, then report what changed.
+
+    nox -s drift -- jax==0.11.2 [--python 3.12]: the environment is .nox/drift-<jax>, the
+    build docs/_build/drift-<jax>, the report data/drift/jax-<version>/report.{md,json}. The
+    baseline book is built first (docs/_build/html, as nox -s docs), so that every cell's
+    outputs are compared with the baseline's. Fails when a claim changed, a cell failed or an
+    output changed.
+    """
+    args = list(session.posargs)
+    wanted = args.pop(args.index("--python") + 1) if "--python" in args else None
+    args = [a for a in args if a != "--python"]
+    if len(args) != 1:
+        session.error("usage: nox -s drift -- jax==<version> [--python 3.X]")
+    python = find_python(wanted)
+    if python is None:
+        session.error(f"no Python {wanted or '>= 3.12'} found on PATH or in pyenv")
+    installed, _, changed = _drift_build(session, args[0], python, _build_baseline(session))
+    if changed:
+        session.error(f"the book drifted under JAX {installed}: see data/drift/jax-{installed}")
+
+
+@nox.session(python=False)
+def site(session: nox.Session) -> None:
+    """The book as each JAX release runs it, in one site with a version switcher.
+
+    nox -s site -- 0.10.2 0.11.2 builds the baseline book and a drift build under each
+    release (as nox -s drift does, reports included) and puts them in docs/_build/site/,
+    one folder per release (jax-<version>/) beside switcher.json; serve that folder. Its
+    wall time goes to data/benchmarks/site.json (README, "Build speed").
+    """
+    if not session.posargs:
+        session.error("usage: nox -s site -- <release> [<release> ...]")
+    started = time.perf_counter()
+    folders = [BUILD, *(BUILD / f"drift-{r}" for r in session.posargs)]
+    clean = not any(
+        (folder / ".jupyter_cache").exists() or (folder / "html" / ".doctrees").exists()
+        for folder in folders
+    )
+    python = find_python()
+    if python is None:
+        session.error(NO_PYTHON)
+    versions = [BASELINE_JAX, *session.posargs]
+    listed = {"BOOK_SITE_VERSIONS": " ".join(versions)}
+    builds = {BASELINE_JAX: _build_baseline(session, listed)}
+    for release in session.posargs:
+        installed, html, _ = _drift_build(
+            session, f"jax=={release}", python, builds[BASELINE_JAX], versions
+        )
+        builds[installed] = html
+    site_folder = BUILD / "site"
+    session.run(
+        str(ROOT / ".nox" / "baseline" / "bin" / "python"),
+        "-m",
+        "book.site",
+        str(site_folder),
+        BASELINE_JAX,
+        *(f"{v}={p}" for v, p in builds.items()),
+        external=True,
+    )
+    timing = {
+        "versions": list(builds),
+        "seconds": round(time.perf_counter() - started, 1),
+        "clean caches": clean,
+        "cores": os.cpu_count(),
+        "recorded": time.strftime("%Y-%m-%d"),
+    }
+    (ROOT / "data" / "benchmarks" / "site.json").write_text(json.dumps(timing, indent=2) + "\n")
+    session.log(f"The site is in {site_folder}: serve it (python -m http.server -d ...).")
 
 
 @nox.session(python=False)

@@ -1,5 +1,7 @@
 """Sphinx configuration of the book: MyST-NB pages executed against the installed JAX."""
 
+import importlib.metadata
+import json
 import os
 from pathlib import Path
 
@@ -58,3 +60,29 @@ html_theme_options = {
 }
 html_last_updated_fmt = ""
 html_context = {"default_mode": "auto"}  # light or dark as the reader's system prefers
+
+# The versioned site (nox -s site; docs/_ext/book/site.py): the JAX releases built into it,
+# the baseline first, and in a drift build the claims JSON and the drift report of its JAX.
+book_site_versions = os.environ.get("BOOK_SITE_VERSIONS", "").split()
+book_drift_claims = os.environ.get("BOOK_DRIFT_CLAIMS", "")
+book_drift_report = os.environ.get("BOOK_DRIFT_REPORT", "")
+book_drift_reports = str(ROOT / "data" / "drift")  # the committed reports: nox -s drift
+_drift_jax = json.loads(Path(book_drift_claims).read_text())["jax"] if book_drift_claims else ""
+if book_site_versions:
+    html_theme_options |= {
+        "switcher": {
+            "json_url": "../switcher.json",  # beside the folder of each release's build
+            "version_match": _drift_jax or importlib.metadata.version("jax"),
+        },
+        "check_switcher": False,  # the JSON exists only once the site is assembled
+        "show_version_warning_banner": False,  # each page of a drift build has its own
+    }
+    html_sidebars = {
+        "**": [
+            "navbar-logo.html",
+            "version-switcher",
+            "icon-links.html",
+            "search-button-field.html",
+            "sbt-sidebar-nav.html",
+        ]
+    }

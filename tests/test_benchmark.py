@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -10,11 +11,19 @@ import pytest
 from conftest import ROOT
 
 RECORDED = json.loads((ROOT / "data" / "benchmarks" / "build.json").read_text())
+RECORDED_BASELINE = re.search(r'"jax==([\w.]+)"', (ROOT / "pyproject.toml").read_text())[1]
 
 
 def test_readme_shows_the_recorded_benchmark():
     table = build_benchmark.markdown(RECORDED)
     assert table in (ROOT / "README.md").read_text(), "paste `nox -s benchmark`'s table"
+
+
+def test_readme_shows_the_versioned_sites_recorded_time_beside_a_clean_build():
+    site = json.loads((ROOT / "data" / "benchmarks" / "site.json").read_text())
+    line = build_benchmark.site_markdown(site, RECORDED)
+    assert line in (ROOT / "README.md").read_text(), "paste the line nox -s site's time gives"
+    assert site["versions"][0] == RECORDED_BASELINE
 
 
 def test_a_missed_target_reads_missed():

@@ -20,6 +20,7 @@ import nbformat
 import pytest
 from conftest import DOCS, HTML, PAGES, READING_ORDER
 from nbclient import NotebookClient
+from test_build import make_site
 
 SCREENSHOTS = HTML.parent / "screenshots"
 REVIEWED = ["overview", "fusion", "pairwise-distances", "quiz"]  # pages a reviewer looks at
@@ -40,22 +41,31 @@ if CHROMIUM is None:
     pytestmark.append(pytest.mark.skip(reason="no Chromium here (apt-get install chromium)"))
 
 
-@pytest.fixture(scope="module")
-def served():
-    """The book served on a free localhost port."""
-    if not (HTML / "index.html").exists():
-        pytest.fail(f"no built book in {HTML}: run `nox -s docs` first")
+@contextlib.contextmanager
+def serving(folder: Path):
+    """`folder` served on a free localhost port: its URL."""
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
 
-    handler = partial(Quiet, directory=str(HTML))
+    handler = partial(Quiet, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def served():
+    """The book served on a free localhost port."""
+    if not (HTML / "index.html").exists():
+        pytest.fail(f"no built book in {HTML}: run `nox -s docs` first")
+    with serving(HTML) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +98,7 @@ def reader(browser, served, width=1280, **options):
     page.route("**/*", route)
     page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
     page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.on("requestfailed", lambda r: page.failed.append(r.url))
+    page.on("requestfailed", lambda r: page.failed.append(f"{r.url} {r.method} {r.failure}"))
     page.on("response", lambda r: r.status >= 400 and page.failed.append(f"{r.status} {r.url}"))
     try:
         yield page
@@ -381,3 +391,35 @@ def test_screenshots_are_written_for_review(opened, width):
     shot_width, shot_height = struct.unpack(">II", png[16:24])
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert (shot_width, shot_height > 900) == (width, True)
+
+
+@pytest.mark.slow
+def test_a_reader_switches_versions_offline_and_sees_what_drifted(browser, tmp_path):
+    """On a throwaway site as nox -s site assembles it (the baseline and a build playing JAX
+    0.10.2), the version switcher leads from a page to the same page of the other release,
+    which opens with its banner and shows its drifted verdict in place."""
+    site = make_site(tmp_path)
+    with serving(site) as url, reader(browser, url) as page:
+        page.goto(f"{url}/jax-0.12.0.1/page.html", wait_until="networkidle")
+        assert page.locator("#drift-banner").count() == 0
+        button = page.locator(".version-switcher__button").first
+        assert button.inner_text().strip() == "JAX 0.12.0.1 (baseline)"
+        button.click()
+        with page.expect_navigation(wait_until="networkidle"):
+            page.get_by_role("option", name="JAX 0.10.2").first.click()
+        assert page.url == f"{url}/jax-0.10.2/page.html"
+        banner = page.locator("#drift-banner")
+        assert banner.is_visible()
+        assert "built with JAX 0.10.2" in banner.inner_text()
+        assert page.locator(".version-switcher__button").first.inner_text().strip() == "JAX 0.10.2"
+        assert page.locator(".claim-drifted").first.is_visible()
+        with page.expect_navigation(wait_until="networkidle"):
+            banner.get_by_role("link", name="drift report").click()
+        assert page.url == f"{url}/jax-0.10.2/drift-report.html"
+        assert "demo-sum" in page.locator("article").inner_text()
+        assert page.outside == []
+        assert page.errors == []
+        # The switcher asks whether the page exists (a HEAD request), then goes there; the
+        # navigation it starts may abort its own, finished, probe.
+        probe = f"{url}/jax-0.10.2/page.html HEAD net::ERR_ABORTED"
+        assert [f for f in page.failed if f != probe] == []

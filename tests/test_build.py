@@ -228,6 +228,21 @@ def test_a_drift_build_runs_every_cell_and_lists_every_failing_one(tmp_path):
     assert "int('x')" in last_lines(result, 12)
 
 
+def test_a_page_whose_outputs_left_the_cache_is_executed_again(tmp_path):
+    """With the cache folder gone and Sphinx's environment kept, the page is executed again:
+    when its HTML is written again (here an HTML option changed, as the versioned site's
+    switcher changes them), its published notebook keeps its outputs."""
+    docs = make_book(tmp_path, {"page": ["print('from the kernel')"]})
+    assert build(docs).returncode == 0
+    page = docs / "page.md"
+    page.write_text(page.read_text() + "\nA prose edit: read again, outputs from the cache.\n")
+    assert build(docs).returncode == 0
+    shutil.rmtree(docs / "_build" / ".jupyter_cache")
+    assert build(docs, 1, "-D", "html_title=Rewritten").returncode == 0
+    published = (docs / "_build/html/_sources/page.ipynb").read_text()
+    assert "from the kernel\\n" in published
+
+
 def test_a_build_under_another_build_dir_keeps_the_first_cache(tmp_path):
     docs = make_book(tmp_path, {"page": ["print('hello')"]})
     assert build(docs).returncode == 0
@@ -369,3 +384,109 @@ def test_a_new_section_takes_the_four_places_the_readme_names(tmp_path):
         "test_can_fail_data_names_only_claims_of_its_page[checked-sums]",
     ):
         assert f"{test} PASSED" in tested.stdout, tested.stdout[-2000:]
+
+
+# --- the versioned site (nox -s site), on a throwaway book built twice -------------------------
+
+SITE_PAGE = """# A page
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+import os
+from chapter2.claims import Observation, claim, verify
+older = os.environ.get("DEMO_OLDER_JAX") == "1"  # the build that plays an older JAX
+claim("demo-sum", "1 + 1 makes 2.", page="page")(
+    lambda: Observation({"1 + 1": 2}, {"1 + 1": 3 if older else 2})
+)
+```
+
+(claim-demo-sum)=
+JAX adds 1 and 1 to make 2.
+
+```{code-cell} ipython3
+:tags: [remove-input]
+verify("demo-sum")
+```
+"""
+
+
+def _claims_json(jax: str, status: str) -> dict:
+    observed = {"1 + 1": 3 if status == "drifted" else 2}
+    return {
+        "jax": jax,
+        "jaxlib": jax,
+        "python": "3.12.1",
+        "recorded": "2026-12-01",
+        "modules_not_loaded": {},
+        "claims": [
+            {
+                "id": "demo-sum",
+                "section": "page",
+                "label": "claim-demo-sum",
+                "statement": "1 + 1 makes 2.",
+                "kind": "asserted",
+                "status": status,
+                "expected": {"1 + 1": 2},
+                "observed": observed,
+                "evidence": f"1 + 1: {observed['1 + 1']}",
+                "rests_on": [],
+            }
+        ],
+    }
+
+
+def make_site(tmp_path: Path) -> Path:
+    """A site of a throwaway book as `nox -s site -- 0.10.2` assembles it: the baseline build
+    and a build that plays JAX 0.10.2 (its claim drifts), each with its drift-report page."""
+    from book.site import assemble
+
+    from chapter2.claims import drift
+
+    baseline = make_book(tmp_path / "baseline", {"page": [], "drift-report": []})
+    (baseline / "page.md").write_text(f"{FRONT_MATTER}\n{SITE_PAGE}")
+    (baseline / "drift-report.md").write_text("# Drift\n\n```{drift-report}\n```\n")
+    older = tmp_path / "older" / "docs"
+    shutil.copytree(baseline, older)
+    versions = {"BOOK_SITE_VERSIONS": "0.12.0.1 0.10.2"}
+    assert build(baseline, 1, **versions).returncode == 0
+    claims = _claims_json("0.10.2", "drifted")
+    (tmp_path / "claims.json").write_text(json.dumps(claims))
+    report = drift.build_report(claims, [])
+    (tmp_path / "report.json").write_text(json.dumps(report))
+    env = {
+        **versions,
+        "DEMO_OLDER_JAX": "1",
+        "BOOK_DRIFT_CLAIMS": str(tmp_path / "claims.json"),
+        "BOOK_DRIFT_REPORT": str(tmp_path / "report.json"),
+    }
+    build(older, 1, "-D", "nb_execution_allow_errors=1", **env)
+    site = tmp_path / "site"
+    builds = {"0.12.0.1": baseline / "_build/html", "0.10.2": older / "_build/html"}
+    assemble(site, builds, "0.12.0.1")
+    return site
+
+
+def test_a_site_holds_each_release_with_its_banner_verdicts_and_report(tmp_path):
+    site = make_site(tmp_path)
+    switcher = json.loads((site / "switcher.json").read_text())
+    assert [(e["name"], e["url"]) for e in switcher] == [
+        ("JAX 0.12.0.1 (baseline)", "../jax-0.12.0.1/"),
+        ("JAX 0.10.2", "../jax-0.10.2/"),
+    ]
+    assert "url=jax-0.12.0.1/index.html" in (site / "index.html").read_text()
+    baseline = (site / "jax-0.12.0.1" / "page.html").read_text()
+    older = (site / "jax-0.10.2" / "page.html").read_text()
+    assert "drift-banner" not in baseline
+    assert "theme_switcher_version_match = '0.12.0.1'" in baseline
+    assert "theme_switcher_version_match = '0.10.2'" in older
+    banner = re.search(r'<div class="drift-banner[^"]*"[^>]*>(.*?)</div>', older, re.S)[1]
+    text = re.sub(r"<[^>]+>", "", banner)
+    assert "built with JAX 0.10.2, not the baseline JAX 0.12.0.1" in text
+    assert "1 of the 1 claims this page states differ under it" in text
+    assert 'href="drift-report.html"' in banner
+    assert "claim-drifted" in older
+    assert "claim-holds" in baseline
+    assert "ClaimDrift" not in older  # its traceback says nothing the verdict does not
+    report = (site / "jax-0.10.2" / "drift-report.html").read_text()
+    assert "<strong>demo-sum</strong>" in report
+    assert "this JAX gave" in report

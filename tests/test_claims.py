@@ -20,6 +20,7 @@ from chapter2.claims import (
     load_errors,
     registry,
     verify,
+    verify_each,
 )
 from chapter2.claims.__main__ import main
 from chapter2.claims.registry import describe_error, page_of, status_of
@@ -251,6 +252,26 @@ def test_drift_names_the_claim_the_statement_and_what_jax_did(empty_registry):
     assert "the book says: JAX adds 1 and 1 to make 3." in message
     assert "JAX did:       1 + 1: 2 (the book expects 3)" in message
     assert "expected {'1 + 1': 3}, observed {'1 + 1': 2}" in message
+
+
+def test_a_cell_that_checks_several_claims_names_every_one_that_drifted(empty_registry):
+    made_up("fine", lambda: Observation({"x": 1}, {"x": 1}))
+    made_up("wrong-a", lambda: Observation({"x": 1}, {"x": 2}))
+    made_up("wrong-b", lambda: Observation({"y": 1}, {"y": 0}))
+    seen = []
+    with pytest.raises(ClaimDrift) as err:
+        verify_each(["wrong-a", "fine", "wrong-b"], each=lambda v: seen.append(v.claim.id))
+    assert seen == ["wrong-a", "fine", "wrong-b"]  # every verdict is passed on before raising
+    assert registry.claims_named(str(err.value)) == ["wrong-a", "wrong-b"]
+    assert [v.claim.id for v in verify_each(["fine"])] == ["fine"]
+
+
+def test_a_claim_rests_only_on_other_claims_of_the_book():
+    for entry in ALL.values():
+        assert entry.id not in entry.rests_on, entry.id
+        unknown = [c for c in entry.rests_on if c not in ALL]
+        assert not unknown, f"{entry.id} rests on unknown claims {unknown}"
+    assert evaluate("repr-does-not-wait").as_dict()["rests_on"] == ["repr-large-array-shape-only"]
 
 
 def test_observed_claims_report_without_raising(empty_registry):

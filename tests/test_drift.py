@@ -65,12 +65,14 @@ def test_every_failing_cell_is_attributed_or_said_to_be_unexplained():
 def test_markdown_says_what_to_rewrite_without_a_traceback():
     text = drift.to_markdown(drift.build_report(REPORT, FAILURES))
     assert "# Drift report: JAX 0.10.2" in text
-    assert "### merged (page `demo`, asserted)" in text
+    assert "#### merged (page `demo`, asserted)" in text
     assert "- type: the book expects `Jaxpr`, this JAX gave `ClosedJaxpr`" in text
     assert "- the check could not run: `jax.extend.core.X` does not exist in this JAX" in text
-    assert "### page `jaxprs`, explained by **merged**" in text
-    assert "### page `fusion`, **explained by no claim**" in text
-    assert "```python\n1 / 0\n```" in text
+    merged = text.split("## Cause 1: merged")[1].split("## Cause 2")[0]
+    assert "#### page `jaxprs`" in merged
+    unexplained = text.split("## Explained by no claim")[1]
+    assert "#### page `fusion`" in unexplained
+    assert "```python\n1 / 0\n```" in unexplained
     assert "- **cpu-bug** (differs here): closure version wrong: False" in text
     cannot = text.split("## Cannot be checked on this release")[1]
     assert "- **no-ynn**: no YNN fusion in this JAX" in cannot
@@ -168,3 +170,70 @@ def test_a_change_is_shown_beside_the_baselines_recorded_result():
         "- type: the book expects `Jaxpr`, the baseline gave `Jaxpr`, this JAX gave `ClosedJaxpr`"
         in text
     )
+
+
+def _drifted(claim_id, rests_on=(), differs=("x", 1, 2)):
+    name, expected, observed = differs
+    return {
+        **verdict(claim_id, "drifted", expected={name: expected}, observed={name: observed}),
+        "rests_on": list(rests_on),
+    }
+
+
+def test_claims_that_rest_on_a_drifted_claim_form_its_cause():
+    claims = claims_report(
+        _drifted("traffic", rests_on=["barrier"]),
+        _drifted("barrier", differs=("with the barrier", 2, 1)),
+        _drifted("repr"),
+        _drifted("memory", rests_on=["traffic"]),  # through traffic, to barrier
+        _drifted("alone", rests_on=["holds-here"]),  # its basis did not drift
+    )
+    report = drift.build_report(claims, [])
+    assert [[c["id"] for c in cause["claims"]] for cause in report["causes"]] == [
+        ["barrier", "traffic", "memory"],
+        ["repr"],
+        ["alone"],
+    ]
+    text = drift.to_markdown(report)
+    assert "in 3 causes" in text
+    first = text.split("## What changed")[1].splitlines()[2]
+    assert first.startswith("1. **barrier** (page `demo`): with the barrier: the book expects `2`")
+    assert "With it: traffic, memory." in first
+
+
+def test_a_cell_that_several_causes_explain_is_shown_once_and_named_under_each():
+    claims = claims_report(_drifted("a"), _drifted("b"))
+    quiz = {
+        "page": "quiz",
+        "cell": "verify_each(['a', 'b'])",
+        "error": (
+            "ClaimDrift: claim 'a' (page demo) drifted on JAX 0.10.2.\n"
+            "claim 'b' (page demo) drifted on JAX 0.10.2."
+        ),
+    }
+    report = drift.build_report(claims, [quiz])
+    assert [len(cause["failing_cells"]) for cause in report["causes"]] == [1, 1]
+    text = drift.to_markdown(report)
+    assert text.count("verify_each(['a', 'b'])") == 1
+    assert "- page `quiz`: shown under cause 1" in text.split("## Cause 2: b")[1]
+
+
+def test_a_changed_output_goes_to_the_claim_whose_new_value_it_prints():
+    claims = claims_report(
+        _drifted("merged", differs=("make_jaxpr returns", "Jaxpr", "ClosedJaxpr")),
+        _drifted("other"),
+    )
+    change = {
+        "page": "jaxprs",
+        "cell_index": 4,
+        "cell": "print(type(closed).__name__)",
+        "output": "stdout",
+        "before": "Jaxpr",
+        "after": "ClosedJaxpr",
+        "diff": "-Jaxpr\n+ClosedJaxpr",
+        "checked_after": ["other"],  # evidence wins over position
+    }
+    unrelated = {**change, "before": "3", "after": "4", "diff": "-3\n+4", "checked_after": []}
+    report = drift.build_report(claims, [], None, [change, unrelated])
+    assert [c["claims"] for c in report["changed_outputs"]] == [["merged"], []]
+    assert report["unexplained_outputs"] == [report["changed_outputs"][1]]

@@ -226,5 +226,18 @@ def markdown(report: dict) -> str:
     )
 
 
+def site_markdown(site: dict, report: dict) -> str:
+    """The versioned site's wall time (nox -s site records it), beside the clean build's."""
+    clean = report["runs"][f"(b) clean build, -j {report['jobs']}"]["seconds"]
+    others = ", ".join(site["versions"][1:])
+    caches = "empty caches" if site["clean caches"] else "caches of earlier builds"
+    return (
+        f"The versioned site (`nox -s site -- {' '.join(site['versions'][1:])}`: the baseline "
+        f"and drift builds under {others}, claims and reports included) took "
+        f"{site['seconds']} s from {caches}, {site['seconds'] / clean:.1f} times the clean "
+        f"build above ({site['cores']} cores, recorded {site['recorded']})."
+    )
+
+
 if __name__ == "__main__":
     sys.exit(main())

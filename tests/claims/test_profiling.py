@@ -2,11 +2,13 @@
 
 import contextlib
 import gzip
+import importlib
 import importlib.metadata
 from pathlib import Path
 
 import jax
 
+from chapter2.traces import Trace
 from claims.breaking import debug_info_always, xla_options
 
 
@@ -51,6 +53,21 @@ def jax_requires_xprof(mp):
     )
 
 
+def threads_named_as_in_0_11(mp):
+    """A trace whose XLA threads carry the name JAX 0.11.2 gave them (tf_XLAPjRtCpuClient)."""
+    module = importlib.import_module("chapter2.claims.pages.profiling")
+    real = module.read_trace
+
+    def renamed(log_dir):
+        trace = real(log_dir)
+        names = {
+            k: v.replace("tf_XLAExecute", "tf_XLAPjRtCpuClient") for k, v in trace.threads.items()
+        }
+        return Trace(trace.events, names)
+
+    mp.setattr(module, "read_trace", renamed)
+
+
 BREAKERS = {
     "tensorboard-installed-separately": jax_requires_xprof,
     "typed-prng-keys": raw_new_style_keys,
@@ -59,4 +76,5 @@ BREAKERS = {
     "named-scope-debug-info": debug_info_always(True),
     "device-memory-profile": memory_profile_uncompressed,
     "profiled-step-kernels": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
+    "xla-execute-threads": threads_named_as_in_0_11,
 }

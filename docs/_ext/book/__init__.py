@@ -1,5 +1,5 @@
 """The book's Sphinx layer: numbering, claim verdicts, failure reports, page kernels,
-notebook downloads and a book that needs no network.
+notebook downloads, a book that needs no network, and the versioned site.
 
 `chapter2` computes and returns data; this package turns it into pages. It is installed with
 the project (pyproject.toml ships it beside `chapter2`), which also declares its entry points:
@@ -7,7 +7,17 @@ the mime renderers for myst-nb (verdicts, timing comparisons, alt text) and the 
 provisioner for Jupyter. conf.py enables it with `extensions = ["book"]`.
 """
 
-from book import balance, dependencies, failures, kernels, notebooks, numbering, offline, verdicts
+from book import (
+    balance,
+    dependencies,
+    failures,
+    kernels,
+    notebooks,
+    numbering,
+    offline,
+    site,
+    verdicts,
+)
 
 
 def setup(app):
@@ -36,9 +46,17 @@ def setup(app):
     app.connect("builder-inited", failures.start)
     app.connect("builder-inited", kernels.share_timing_lock)
     app.connect("env-get-outdated", failures.recheck)
+    app.connect("env-get-outdated", notebooks.uncached)
     app.connect("build-finished", failures.finish)
     app.connect("html-page-context", notebooks.offer_notebook)  # before the theme's (501)
     app.connect("build-finished", notebooks.publish_wheel)
     app.connect("build-finished", offline.copy_mathjax)
+    app.add_config_value("book_site_versions", [], "html", types=[list])
+    app.add_config_value("book_drift_claims", "", "html", types=[str])
+    app.add_config_value("book_drift_report", "", "", types=[str])
+    app.add_config_value("book_drift_reports", "", "", types=[str])
+    app.add_directive("drift-report", site.DriftReport)
+    app.connect("doctree-resolved", site.banner)
+    app.connect("doctree-resolved", site.drop_drift_tracebacks)
     app.add_css_file("book.css")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

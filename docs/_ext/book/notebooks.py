@@ -74,6 +74,23 @@ def executed_notebook(app, docname: str) -> nbformat.NotebookNode | None:
     return notebook
 
 
+def uncached(app, env, added, changed, removed) -> list[str]:
+    """`env-get-outdated`: a page whose executed outputs are gone from the cache (a cache
+    folder deleted, or a new one for another JAX) is read, and so executed, again; otherwise
+    it would keep its HTML but publish a notebook without outputs."""
+    cache = get_cache(app.config.nb_execution_cache_path)
+    stale = []
+    for docname in sorted(env.found_docs - added - changed - removed):
+        written = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
+        if not written.exists():
+            continue
+        try:
+            cache.match_cache_notebook(nbformat.read(written, as_version=4))
+        except KeyError:
+            stale.append(docname)
+    return stale
+
+
 def offer_notebook(app, pagename, templatename, context, doctree) -> None:
     """`html-page-context` (before the theme's buttons): publish the executed notebook."""
     notebook = executed_notebook(app, pagename)

@@ -295,7 +295,13 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.containe
         since = since_text(entry, releases) if data["id"] in matrix["claims"] else "not measured"
         statuses = [entry.get("status", {}).get(r) for r in shown] + [data["status"]]
         cells = [[claim], [nodes.paragraph(text=since)]]
-        cells += [[nodes.paragraph("", "", _symbol(s))] for s in statuses]
+        built = set(app.config.book_site_versions) - {this}  # releases this site holds
+        for release, status in zip([*shown, this], statuses, strict=True):
+            symbol = _symbol(status)
+            if status == Status.DRIFTED and release in built:  # the page as that release ran it
+                uri = f"../jax-{release}/{data['section']}.html#{data['label']}"
+                symbol = nodes.reference("", "", symbol, refuri=uri, reftitle=f"JAX {release}")
+            cells.append([nodes.paragraph("", "", symbol)])
         rows.append(_row(cells, []))
     group += nodes.tbody("", *rows)
     return nodes.container(

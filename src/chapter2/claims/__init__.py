@@ -38,6 +38,7 @@ __all__ = [
     "evaluate_all",
     "load_errors",
     "verify",
+    "verify_each",
 ]
 
 _LOAD_ERRORS: dict[str, str] = {}
@@ -76,13 +77,39 @@ def evaluate(claim_id: str) -> Verdict:
     return run_check(found[claim_id])
 
 
+def _show(verdict: Verdict) -> None:
+    """Display a verdict in the running notebook, if any: a drifted one stays on its page (a
+    build that lets cells fail shows it in place) while the cell fails."""
+    try:
+        from IPython import get_ipython  # noqa: PLC0415
+        from IPython.display import display  # noqa: PLC0415
+    except ImportError:
+        return
+    if get_ipython() is not None:
+        display(verdict)
+
+
 def verify(claim_id: str) -> Verdict:
-    """Run the check of `claim_id`; raise `ClaimDrift` when it drifted. A page calls it right
-    after stating the claim."""
+    """Run the check of `claim_id`; raise `ClaimDrift` when it drifted (after displaying the
+    verdict, in a notebook). A page calls it right after stating the claim."""
     verdict = evaluate(claim_id)
     if verdict.drifted:
+        _show(verdict)
         raise ClaimDrift(drift_message(verdict))
     return verdict
+
+
+def verify_each(claim_ids: list[str], each=None) -> list[Verdict]:
+    """Run the check of every claim of `claim_ids`, passing each verdict to `each` (a page's
+    glue, say) first; then raise one `ClaimDrift` naming every claim that drifted (a cell that
+    checks several claims names them all, not the first alone)."""
+    verdicts = [evaluate(claim_id) for claim_id in claim_ids]
+    for verdict in verdicts if each else ():
+        each(verdict)
+    drifted = [drift_message(v) for v in verdicts if v.drifted]
+    if drifted:
+        raise ClaimDrift("\n".join(drifted))
+    return verdicts
 
 
 def evaluate_all(page: str | None = None) -> list[Verdict]:

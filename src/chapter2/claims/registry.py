@@ -93,6 +93,7 @@ class Claim:
     check: Callable[[], Observation]
     kind: Kind = Kind.ASSERTED
     warning: bool = False  # a common belief the book corrects: shown as a box, not a mark
+    rests_on: tuple[str, ...] = ()  # claims whose fact this one depends on: one cause if both drift
 
     @property
     def label(self) -> str:
@@ -126,9 +127,12 @@ def _constants(module: types.ModuleType) -> dict[str, str]:
 def check_source(check: Callable) -> str:
     """The check's source, followed by that of every function of its module it calls (and
     they call), after the module's constants they read: all the code of the module that
-    reached the verdict."""
+    reached the verdict. A check written in a notebook cell has no source file: ""."""
     module = sys.modules[check.__module__]
-    constants = _constants(module)
+    try:
+        constants = _constants(module)
+    except (OSError, TypeError):  # a module without a file: __main__ of a notebook
+        return ""
     shown, read = [check], {}
     for function in shown:
         for name in sorted(_names_used(function.__code__)):
@@ -219,6 +223,7 @@ class Verdict:
             "statement": self.claim.statement,
             "kind": str(self.claim.kind),
             "warning": self.claim.warning,
+            "rests_on": list(self.claim.rests_on),
             "status": str(self.status),
             "expected": self.observation.expected if self.observation else None,
             "observed": self.observation.observed if self.observation else None,
@@ -255,11 +260,14 @@ def claim(
     kind: Kind = Kind.ASSERTED,
     page: str | None = None,
     warning: bool = False,
+    rests_on: tuple[str, ...] = (),
 ):
     """Register the decorated zero-argument check as claim `id` of its module's page.
 
     What the book says is the check's docstring, unless `statement` is given. `warning`: the
-    claim corrects a common belief, and its page shows it in a box of its own.
+    claim corrects a common belief, and its page shows it in a box of its own. `rests_on`: the
+    claims whose fact this one depends on (the barrier splitting a fusion, for a claim about
+    the traffic it adds); a drift report shows the two as one cause when both drift.
     """
 
     def register(check: Callable[[], Observation]) -> Callable[[], Observation]:
@@ -270,7 +278,8 @@ def claim(
         if not said:
             msg = f"claim {id!r} says nothing: give its check a docstring"
             raise ValueError(msg)
-        REGISTRY[id] = Claim(id, page or page_of(check.__module__), said, check, kind, warning)
+        owner = page or page_of(check.__module__)
+        REGISTRY[id] = Claim(id, owner, said, check, kind, warning, tuple(rests_on))
         return check
 
     return register

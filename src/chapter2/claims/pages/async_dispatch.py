@@ -141,7 +141,7 @@ def _repr() -> Observation:
     )
 
 
-@claim("repr-does-not-wait")
+@claim("repr-does-not-wait", rests_on=("repr-large-array-shape-only",))
 def _repr_no_wait() -> Observation:
     """repr of a large result just dispatched returns without waiting for the computation:
     the result, not ready before repr, is still not ready after it."""
@@ -161,7 +161,7 @@ def _repr_no_wait() -> Observation:
     )
 
 
-@claim("format-fetches-values")
+@claim("format-fetches-values", rests_on=("repr-large-array-shape-only",))
 def _format() -> Observation:
     """An f-string (format()) of a jax.Array of 1 MiB or more prints its values, where repr()
     and str() print only its shape and dtype: formatting fetches the values, and waits for

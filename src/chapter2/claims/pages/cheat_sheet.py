@@ -8,7 +8,7 @@ from chapter2.claims.registry import Observation, claim
 from chapter2.compiles import jax_log_records
 
 
-@claim("cheat-sheet-apis-exist")
+@claim("cheat-sheet-apis-exist", rests_on=("closed-jaxpr-merged",))
 def _apis_exist() -> Observation:
     """Every function, class, method, attribute and config option the cheat sheet names exists
     in the installed JAX."""

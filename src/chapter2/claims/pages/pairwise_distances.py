@@ -33,7 +33,7 @@ def _same_key_prefix() -> Observation:
     )
 
 
-@claim("vmap-and-broadcast-compile-alike", warning=True)
+@claim("vmap-and-broadcast-compile-alike", warning=True, rests_on=("fusion-boundaries",))
 def _v0_v1() -> Observation:
     """v0 (two vmaps) and v1 (broadcasting) compile to the same program: one fusion each, the
     same flops; v1's jaxpr holds (N, M, d) intermediates, and only an optimization barrier

@@ -147,6 +147,21 @@ def _trace_annotation() -> Observation:
     )
 
 
+@claim("xla-execute-threads")
+def _xla_threads() -> Observation:
+    """On the CPU, XLA runs the kernels of a step on threads named tf_XLAExecute/…: the
+    trace's thread names tell XLA's work from the host's."""
+    with tempfile.TemporaryDirectory() as log_dir:
+        hlo = _traced_step(log_dir)
+        trace = read_trace(log_dir)
+    kernels_run = [e for e in trace.events if e["name"] in instruction_names(hlo)]
+    threads = sorted({trace.thread_of(e).split("/")[0] for e in kernels_run})
+    return Observation(
+        expected={"threads of the kernels": ["tf_XLAExecute"]},
+        observed={"threads of the kernels": threads},
+    )
+
+
 @claim("named-scope-debug-info")
 def _named_scope() -> Observation:
     """named_scope names reach the op_name metadata of the compiled HLO; the StableHLO text
