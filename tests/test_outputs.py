@@ -148,11 +148,11 @@ def test_a_planted_printout_no_claim_covers_is_listed_under_no_claim(tmp_path):
     report = json.loads((tmp_path / "r" / "report.json").read_text())
     [change] = report["unexplained_outputs"]
     assert (change["page"], change["output"]) == ("memory-layout", "stdout")
-    assert "+  %transpose.0 = f32[2000,2000]{0,1} copy(%param_0.1)" in change["diff"]
+    assert "+ %transpose.0 = f32[2000,2000]{0,1} copy(%param_0.1)" in change["diff"]
     text = (tmp_path / "r" / "report.md").read_text()
     assert "No claim explains 1 changed output:" in text
     unexplained = text.split("## Explained by no claim")[1]
-    assert "#### page `memory-layout`, code cell 6, stdout" in unexplained
+    assert "#### page `memory-layout`, code cell 6 (`print(fused_body(h1))`), stdout" in unexplained
     assert "```diff" in unexplained
 
 

@@ -116,8 +116,9 @@ def code_cells(path: Path) -> list[dict]:
 
 
 def _diff(before: str, after: str) -> str:
+    """The changed lines, `-` before and `+` after, column padding collapsed."""
     lines = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
-    shown = [line for line in lines[2:] if not line.startswith("@@")]
+    shown = [re.sub(r"\s+", " ", line) for line in lines[2:] if not line.startswith("@@")]
     if len(shown) > DIFF_LINES:
         shown = [*shown[:DIFF_LINES], f"... {len(shown) - DIFF_LINES} more lines"]
     return "\n".join(shown)

@@ -38,32 +38,42 @@ def _read_json(path: str) -> dict | None:
 
 
 def banner(app, doctree, docname) -> None:
-    """`doctree-resolved`: in a drift build, the banner at the top of every page."""
+    """`doctree-resolved`: in a drift build, the banner at the top of every page: the claims
+    it shows that no longer hold there, its cells that failed, and a link to the report."""
     claims = _read_json(app.config.book_drift_claims)
     if claims is None:
         return
-    stated = [c for c in claims["claims"] if c["section"] == docname]
-    differ = [c for c in stated if c["status"] == "drifted"]
-    versions = app.config.book_site_versions
+    jax, versions = claims["jax"], app.config.book_site_versions
     baseline = versions[0] if versions else "the baseline"
-    link = nodes.reference(
-        "", "drift report", refuri=app.builder.get_relative_uri(docname, REPORT_PAGE)
-    )
-    said = (
-        f"{len(differ)} of the {len(stated)} claims this page states differ under it (marked ✗)"
-        if stated
-        else "this page states no claim of its own"
-    )
+    shown = list(app.env.book_verdicts.get(docname, {}).values())
+    differ = [v for v in shown if v["status"] == "drifted"]
+    if not shown:
+        said = "This page shows no claim."
+    elif differ:
+        said = (
+            f"Under it, {counted(len(differ), 'claim')} of the {len(shown)} this page shows "
+            f"no longer {'holds' if len(differ) == 1 else 'hold'} (marked ✗)."
+        )
+    else:
+        said = f"Every claim this page shows holds under it ({len(shown)})."
+    report = _read_json(app.config.book_drift_report)
+    if report is not None and report["jax"] == jax:
+        failed = [c for c in report["failing_cells"] if c["page"] == docname]
+        if failed:
+            what = "what it prints" if len(failed) == 1 else "what they print"
+            said += (
+                f" {counted(len(failed), 'cell')} of this page failed: {what}, and the numbers "
+                "they give the prose, are missing."
+            )
     text = nodes.paragraph(
-        "",
-        "",
-        nodes.Text(
-            f"This page was built with JAX {claims['jax']}, not the baseline JAX {baseline}: "
-            f"{said}. What changed, cause by cause: this release's "
-        ),
-        link,
-        nodes.Text("."),
+        "", "", nodes.Text(f"This page was built with JAX {jax}, not the baseline JAX {baseline}. ")
     )
+    text += nodes.Text(said)
+    if docname != REPORT_PAGE:
+        uri = app.builder.get_relative_uri(docname, REPORT_PAGE)
+        text += nodes.Text(" What changed, cause by cause: this release's ")
+        text += nodes.reference("", "drift report", refuri=uri)
+        text += nodes.Text(".")
     box = nodes.container("", text, classes=["drift-banner"], ids=["drift-banner"])
     sections = list(doctree.findall(nodes.section))
     target = sections[0] if sections else doctree
@@ -97,8 +107,9 @@ class DriftReport(SphinxDirective):
         own = _read_json(config.book_drift_report)
         if config.book_drift_report:
             self.env.note_dependency(config.book_drift_report)
-        if own is not None:
-            return self._parsed(to_markdown(own).splitlines()[1:])  # the page has its title
+        if own is not None:  # its headings one level down, under the page's title
+            lines = to_markdown(own).splitlines()
+            return self._parsed([f"#{line}" if line.startswith("#") else line for line in lines])
         reports = sorted(
             Path(config.book_drift_reports).glob("jax-*/report.json"),
             key=lambda p: [int(n) for n in p.parent.name[4:].split(".")],

@@ -279,8 +279,7 @@ def _symbol(status: str | None) -> nodes.Node:
 def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.container:
     releases = [r["jax"] for r in matrix["releases"]]
     this = next(iter(home.values()), {}).get("jax", "this build")
-    merged = bool(releases) and releases[-1] == this  # this build is the newest release
-    shown = releases[:-1] if merged else releases
+    shown = [r for r in releases if r != this]  # this build's own column says it
     heads = ["Claim", "Since", *shown, f"{this} (this build)"]
     group = nodes.tgroup(cols=len(heads))
     group += [nodes.colspec(colwidth=w) for w in (24, 10, *[3] * (len(heads) - 2))]

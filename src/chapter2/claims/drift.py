@@ -20,6 +20,7 @@ values. Exits 1 when anything changed.
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -87,8 +88,11 @@ def causes(drifted: list[dict]) -> list[list[dict]]:
 
 
 def _strings(value) -> list[str]:
-    """The texts of a value that a printout can show: a string, or the strings of a list."""
-    values = value if isinstance(value, list) else [value]
+    """The texts of a value that a printout can show: a string, the strings of a list, the
+    keys of a dict (kernel names, say)."""
+    values = (
+        value if isinstance(value, list) else list(value) if isinstance(value, dict) else [value]
+    )
     return [v for v in values if isinstance(v, str) and len(v) >= 4]
 
 
@@ -123,7 +127,12 @@ def build_report(
     `chapter2.outputs.compare_builds`, or None when they were not compared."""
     drifted = against_baseline(changed_claims(claims_report["claims"]), baseline)
     cells = attributed(failures, {c["id"] for c in drifted})
-    changes = [{**c, "claims": explaining_claims(c, drifted)} for c in outputs or []]
+    failed = {(c["page"], c["cell"]) for c in failures}  # their outputs are the error's
+    changes = [
+        {**c, "claims": explaining_claims(c, drifted)}
+        for c in outputs or []
+        if (c["page"], c["cell"]) not in failed
+    ]
     grouped = []
     for group in causes(drifted):
         ids = {c["id"] for c in group}
@@ -219,15 +228,12 @@ def cause_sentence(cause: dict) -> str:
 
 
 def _claim_block(claim: dict) -> list[str]:
+    recorded = (claim.get("baseline") or {}).get("status")
     return [
         f"#### {claim['id']} (page `{claim['section']}`, {claim['kind']})",
         "",
         *_said("the book says", claim["statement"]),
-        *(
-            [f"- the baseline recorded: {claim['baseline']['status']}"]
-            if claim.get("baseline")
-            else []
-        ),
+        *([f"- the baseline recorded: {recorded}"] if recorded not in (None, "holds") else []),
         *(
             _said("the check could not run", claim["evidence"])
             if claim["expected"] is None
@@ -237,24 +243,27 @@ def _claim_block(claim: dict) -> list[str]:
     ]
 
 
+def _first_line(source: str) -> str:
+    line = source.strip().splitlines()[0] if source.strip() else ""
+    return _short(line, 50).replace("`", "'")
+
+
 def _cell_block(cell: dict) -> list[str]:
-    return [
-        f"#### page `{cell['page']}`",
-        "",
-        *_fenced(cell["cell"], "python"),
-        "",
-        "error:",
-        "",
-        *_fenced(cell["error"]),
-        "",
-    ]
+    head = f"#### page `{cell['page']}`: `{_first_line(cell['cell'])}`"
+    if re.fullmatch(r"""verify\(["'][\w-]+["']\)""", cell["cell"].strip()):
+        return [head, "", "Its claim's check fails with the drift shown above.", ""]
+    error = "\n".join(
+        line for line in cell["error"].splitlines() if not line.startswith("  expected {")
+    )
+    return [head, "", *_fenced(cell["cell"], "python"), "", "error:", "", *_fenced(error), ""]
 
 
 def _output_block(change: dict) -> list[str]:
     source = change["cell"].splitlines()
     shown = "\n".join(source[:6] + (["# ..."] if len(source) > 6 else []))
     return [
-        f"#### page `{change['page']}`, code cell {change['cell_index'] + 1}, {change['output']}",
+        f"#### page `{change['page']}`, code cell {change['cell_index'] + 1} "
+        f"(`{_first_line(change['cell'])}`), {change['output']}",
         "",
         *_fenced(shown, "python"),
         "",
@@ -267,7 +276,7 @@ def _listed(items: list[dict], block, shown: dict, where: str) -> list[str]:
     """Each item in full the first time, then a line that says where it is shown."""
     out = []
     for item in items:
-        key = id(item)
+        key = (item["page"], item["cell"], item.get("output"))
         if key in shown:
             out += [f"- page `{item['page']}`: shown under {shown[key]}", ""]
         else:
@@ -280,9 +289,17 @@ def to_markdown(report: dict) -> str:
     """The report as a maintainer reads it: one sentence per cause first, then each cause with
     its claims, failing cells and changed outputs, then what no claim explains."""
     causes_ = report["causes"]
+
+    def explained(items: list, unexplained: list) -> str:
+        if not items:
+            return ""
+        if not unexplained:
+            return ", each explained by a claim"
+        return f", {len(unexplained)} explained by no claim"
+
     outputs_said = (
-        f"; {counted(len(report['changed_outputs']), 'changed output')}, "
-        f"{len(report['unexplained_outputs'])} of them explained by no claim"
+        f"; {counted(len(report['changed_outputs']), 'output')} changed"
+        + explained(report["changed_outputs"], report["unexplained_outputs"])
         if report.get("outputs_compared")
         else "; outputs not compared (no baseline build)"
     )
@@ -290,16 +307,17 @@ def to_markdown(report: dict) -> str:
         f"# Drift report: JAX {report['jax']} (jaxlib {report['jaxlib']}, "
         f"Python {report['python']})",
         "",
-        f"Recorded {report['recorded']}. {report['claims_checked']} claims checked"
+        f"Recorded {report['recorded']}. {len(report['changed_claims'])} of "
+        f"{report['claims_checked']} claims changed, in {counted(len(causes_), 'cause')}"
         + (
-            f" against the baseline's recorded results (JAX {report['baseline']['jax']}, "
+            f" (against the baseline's recorded results: JAX {report['baseline']['jax']}, "
             f"recorded {report['baseline']['recorded']})"
             if report.get("baseline")
             else ""
         )
-        + f"; {len(report['changed_claims'])} changed, in {counted(len(causes_), 'cause')}; "
-        f"{counted(len(report['failing_cells']), 'failing cell')}, "
-        f"{len(report['unexplained_cells'])} of them explained by no claim{outputs_said}.",
+        + f"; {counted(len(report['failing_cells']), 'cell')} failed"
+        + explained(report["failing_cells"], report["unexplained_cells"])
+        + f"{outputs_said}.",
         "",
         "## What changed",
         "",
@@ -322,6 +340,8 @@ def to_markdown(report: dict) -> str:
             f'{" and ".join(parts)}: read the prose around them (under "Explained by no '
             'claim" below).'
         )
+    if sum(len(c["failing_cells"]) for c in causes_) > len(report["failing_cells"]):
+        out += ["", "A cell that several causes explain is counted under each."]
     shown: dict = {}
     for n, cause in enumerate(causes_, 1):
         where = f"cause {n}"
