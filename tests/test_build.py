@@ -482,7 +482,7 @@ def test_a_site_holds_each_release_with_its_banner_verdicts_and_report(tmp_path)
     banner = re.search(r'<div class="drift-banner[^"]*"[^>]*>(.*?)</div>', older, re.S)[1]
     text = re.sub(r"<[^>]+>", "", banner)
     assert "built with JAX 0.10.2, not the baseline JAX 0.12.0.1" in text
-    assert "1 of the 1 claims this page states differ under it" in text
+    assert "Under it, 1 claim of the 1 this page shows no longer holds (marked ✗)" in text
     assert 'href="drift-report.html"' in banner
     assert "claim-drifted" in older
     assert "claim-holds" in baseline
