@@ -8,6 +8,7 @@ provisioner for Jupyter. conf.py enables it with `extensions = ["book"]`.
 """
 
 from book import (
+    backends,
     balance,
     dependencies,
     failures,
@@ -56,6 +57,11 @@ def setup(app):
     app.add_config_value("book_drift_report", "", "", types=[str])
     app.add_config_value("book_drift_reports", "", "", types=[str])
     app.add_directive("drift-report", site.DriftReport)
+    app.add_config_value("book_backends", "", "env", types=[str])
+    app.add_directive("backend-note", backends.BackendNote)
+    app.add_directive("backend-runs", backends.BackendRuns)
+    app.add_node(backends.backend_note)
+    app.connect("doctree-resolved", backends.fill)
     app.connect("doctree-resolved", site.banner)
     app.connect("doctree-resolved", site.drop_drift_tracebacks)
     app.add_css_file("book.css")

@@ -19,6 +19,7 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from chapter2.claims.backends import claim_of, recorded_runs, status_there
 from chapter2.claims.matrix import LEGEND, SYMBOL, since_text
 from chapter2.claims.registry import VERDICT_MIME, Status
 
@@ -142,7 +143,7 @@ class note_release(nodes.General, nodes.Element):
     """Placeholder for a version note's measured release and links, filled when written."""
 
 
-class _NeedsEveryPage(SphinxDirective):
+class NeedsEveryPage(SphinxDirective):
     """A directive whose output waits for every page's verdicts and reads the matrix."""
 
     def note_page(self) -> None:
@@ -151,7 +152,7 @@ class _NeedsEveryPage(SphinxDirective):
             self.env.note_dependency(self.config.book_claims_matrix)
 
 
-class ClaimsMatrix(_NeedsEveryPage):
+class ClaimsMatrix(NeedsEveryPage):
     """`{claims-matrix}`: every claim, its status under each measured release and here."""
 
     def run(self):
@@ -159,7 +160,7 @@ class ClaimsMatrix(_NeedsEveryPage):
         return [claims_matrix()]
 
 
-class VersionNote(_NeedsEveryPage):
+class VersionNote(NeedsEveryPage):
     """`{version-note}` with claim ids as arguments: the note's words (the content), then the
     release from which all its claims hold, measured, and a link to each claim."""
 
@@ -182,7 +183,7 @@ def read_matrix(path: str) -> dict:
     return json.loads(Path(path).read_text())
 
 
-def _home_verdicts(env) -> dict[str, dict]:
+def home_verdicts(env) -> dict[str, dict]:
     """Each claim's verdict as this build's pages found it, preferring its own page's."""
     home = {}
     for page, found in sorted(env.book_verdicts.items()):
@@ -280,7 +281,9 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.containe
     releases = [r["jax"] for r in matrix["releases"]]
     this = next(iter(home.values()), {}).get("jax", "this build")
     shown = [r for r in releases if r != this]  # this build's own column says it
+    runs = recorded_runs(app.config.book_backends) if app.config.book_backends else []
     heads = ["Claim", "Since", *shown, f"{this} (this build)"]
+    heads += [f"{run['device']}, JAX {run['jax']}" for run in runs]
     group = nodes.tgroup(cols=len(heads))
     group += [nodes.colspec(colwidth=w) for w in (24, 10, *[3] * (len(heads) - 2))]
     group += nodes.thead("", _row([[nodes.paragraph(text=h)] for h in heads], []))
@@ -301,6 +304,9 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.containe
                 uri = f"../jax-{release}/{data['section']}.html#{data['label']}"
                 symbol = nodes.reference("", "", symbol, refuri=uri, reftitle=f"JAX {release}")
             cells.append([nodes.paragraph("", "", symbol)])
+        for run in runs:  # the claim as it is now, judged on what that backend recorded
+            there = status_there(claim_of(data), run, list(data["expected"] or {}) or None)
+            cells.append([nodes.paragraph("", "", _symbol(there["status"]))])
         rows.append(_row(cells, []))
     group += nodes.tbody("", *rows)
     return nodes.container(
@@ -313,14 +319,16 @@ def fill_pages(app, doctree, docname) -> None:
     placeholders = [*doctree.findall(note_release), *doctree.findall(claims_matrix)]
     if not placeholders:
         return
-    matrix, home = read_matrix(app.config.book_claims_matrix), _home_verdicts(app.env)
+    matrix, home = read_matrix(app.config.book_claims_matrix), home_verdicts(app.env)
     for node in placeholders:
         if isinstance(node, note_release):
             _fill_note(app, docname, node, matrix, home)
         else:
             recorded = ", ".join(sorted({r["recorded"] for r in matrix["releases"]}))
             legend = nodes.paragraph(
-                text=f"Recorded {recorded}. {LEGEND} The last column is this build's own verdict."
+                text=f"Recorded {recorded}. {LEGEND} The column marked this build is this "
+                "build's own verdict; a column after it is a run recorded on another backend, "
+                "judged by each claim as it is now."
             )
             node.replace_self([legend, _matrix_table(app, docname, matrix, home)])
 

@@ -66,7 +66,8 @@ SYMBOL = {
 }
 LEGEND = (
     "✓ holds; ✗ the check ran and found otherwise, or failed with an error; ○ what the claim "
-    "is about does not exist in that release; for a fact of the machine, = it behaved as the "
+    "is about does not exist in that release (or on that backend: a fact of the CPU alone); "
+    "for a fact of the machine, = it behaved as the "
     'book describes, ≠ it behaved otherwise; · not measured. "Since X": the claim holds in X '
     "and every later release measured, and did not hold (or could not be checked) in the "
     'release measured before X, so it began to hold after that one, by X. "X or earlier": '

@@ -94,6 +94,10 @@ class Claim:
     kind: Kind = Kind.ASSERTED
     warning: bool = False  # a common belief the book corrects: shown as a box, not a mark
     rests_on: tuple[str, ...] = ()  # claims whose fact this one depends on: one cause if both drift
+    # Where it is asserted: every backend, unless `only_on` names one, (platform, why); and
+    # what it does on a backend where it is known to differ: {platform: (expected, why)}.
+    only_on: tuple[str, str] | None = None
+    expected_on: dict[str, tuple[dict, str]] = field(default_factory=dict, compare=False)
 
     @property
     def label(self) -> str:
@@ -180,12 +184,20 @@ def describe_error(err: BaseException) -> str:
 
 
 def installed_versions() -> dict[str, str]:
-    """The JAX and jaxlib a verdict was reached on. JAX is imported here, not when the registry
-    is: a kernel that loads chapter2.claims.attribution pays for JAX only if a cell fails."""
+    """The JAX and jaxlib a verdict was reached on, and the backend: the platform of the
+    default device (cpu, gpu, tpu) and its kind (an NVIDIA H200). JAX is imported here, not
+    when the registry is: a kernel that loads chapter2.claims.attribution pays for JAX only
+    if a cell fails."""
     import jax  # noqa: PLC0415
     import jaxlib  # noqa: PLC0415
 
-    return {"jax": jax.__version__, "jaxlib": jaxlib.__version__}
+    device = jax.devices()[0]
+    return {
+        "jax": jax.__version__,
+        "jaxlib": jaxlib.__version__,
+        "platform": device.platform,
+        "device": device.device_kind,
+    }
 
 
 @dataclass(frozen=True)
@@ -197,6 +209,7 @@ class Verdict:
     error: str | None = None
     versions: dict[str, str] = field(default_factory=installed_versions)
     checkable: bool = True
+    note: str = ""  # why the values expected here are not the CPU's (`Claim.expected_on`)
 
     @property
     def status(self) -> Status:
@@ -213,6 +226,8 @@ class Verdict:
             return self.error
         if self.claim.kind is Kind.OBSERVED:  # the book describes another machine
             return self.observation.sentence("on the machine the book describes:")
+        if self.note:
+            return f"{self.note}: {self.observation.sentence('expected there')}"
         return self.observation.sentence()
 
     def as_dict(self) -> dict[str, Any]:
@@ -224,6 +239,8 @@ class Verdict:
             "kind": str(self.claim.kind),
             "warning": self.claim.warning,
             "rests_on": list(self.claim.rests_on),
+            "only_on": list(self.claim.only_on) if self.claim.only_on else None,
+            "expected_on": {k: list(v) for k, v in self.claim.expected_on.items()},
             "status": str(self.status),
             "expected": self.observation.expected if self.observation else None,
             "observed": self.observation.observed if self.observation else None,
@@ -261,6 +278,8 @@ def claim(
     page: str | None = None,
     warning: bool = False,
     rests_on: tuple[str, ...] = (),
+    only_on: tuple[str, str] | None = None,
+    expected_on: dict[str, tuple[dict, str]] | None = None,
 ):
     """Register the decorated zero-argument check as claim `id` of its module's page.
 
@@ -268,6 +287,10 @@ def claim(
     claim corrects a common belief, and its page shows it in a box of its own. `rests_on`: the
     claims whose fact this one depends on (the barrier splitting a fusion, for a claim about
     the traffic it adds); a drift report shows the two as one cause when both drift.
+    `only_on`: (platform, why) for a fact of one backend (YNNPACK is a library of XLA's CPU
+    backend): on another the claim cannot be checked, and its check does not run.
+    `expected_on`: {platform: (expected values, why)} where a backend is known to do
+    otherwise (an NVIDIA GPU multiplies float32 matrices in TF32 by default).
     """
 
     def register(check: Callable[[], Observation]) -> Callable[[], Observation]:
@@ -279,21 +302,45 @@ def claim(
             msg = f"claim {id!r} says nothing: give its check a docstring"
             raise ValueError(msg)
         owner = page or page_of(check.__module__)
-        REGISTRY[id] = Claim(id, owner, said, check, kind, warning, tuple(rests_on))
+        REGISTRY[id] = Claim(
+            id, owner, said, check, kind, warning, tuple(rests_on), only_on, expected_on or {}
+        )
         return check
 
     return register
 
 
+def judged(
+    entry: Claim, observation: Observation | None, versions: dict, error: str | None = None
+) -> Verdict:
+    """The verdict on what a check observed (None: it could not run, for `error`) on the
+    backend `versions` names: a fact of another backend cannot be checked there, and a
+    backend known to do otherwise is held to what the claim expects of it."""
+    platform = versions["platform"]
+    if entry.only_on and platform != entry.only_on[0]:
+        home, why = entry.only_on
+        reason = f"a fact of the {home.upper()} backend, not checked on {platform.upper()}: {why}"
+        return Verdict(entry, None, reason, versions, checkable=False)
+    if observation is not None and platform in entry.expected_on:
+        expected, why = entry.expected_on[platform]
+        there = Observation({**observation.expected, **expected}, observation.observed)
+        return Verdict(entry, there, error, versions, note=f"on {platform.upper()}, {why}")
+    return Verdict(entry, observation, error, versions)
+
+
 def run_check(entry: Claim) -> Verdict:
-    """Run one claim's check; a check that cannot run on this JAX is a drift, not a crash, and
-    one whose subject does not exist here cannot check."""
+    """Run one claim's check on the default backend; a check that cannot run on this JAX is a
+    drift, not a crash, one whose subject does not exist here cannot check, and the check of
+    a fact of another backend does not run."""
+    versions = installed_versions()
+    if entry.only_on and versions["platform"] != entry.only_on[0]:
+        return judged(entry, None, versions)
     try:
-        return Verdict(entry, entry.check())
+        return judged(entry, entry.check(), versions)
     except CannotCheck as err:
-        return Verdict(entry, None, str(err), checkable=False)
+        return Verdict(entry, None, str(err), versions, checkable=False)
     except Exception as err:
-        return Verdict(entry, None, describe_error(err))
+        return judged(entry, None, versions, describe_error(err))
 
 
 _DRIFTED = "claim {id!r} (page {page}) drifted on JAX {jax}."

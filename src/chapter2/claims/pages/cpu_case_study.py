@@ -5,12 +5,13 @@ import json
 import jax.numpy as jnp
 
 from chapter2.cases import ynn
+from chapter2.claims.backends import YNN
 from chapter2.claims.registry import CannotCheck, Kind, Observation, claim
 from chapter2.fresh import run_probe
 from chapter2.hlo import clean_hlo, fusion_kinds
 
 
-@claim("cpu-ynn-fusion-closure-constant")
+@claim("cpu-ynn-fusion-closure-constant", only_on=YNN)
 def _ynn_fusion() -> Observation:
     """The CPU backend compiles sum(W @ x) into one kind=kCustom __ynn_fusion (YNNPACK). From n
     = 64 on, an n x n W captured by a closure is embedded in it as constant({...}), the dot's
@@ -46,7 +47,7 @@ def _ynn_fusion() -> Observation:
     )
 
 
-@claim("ynn-closure-constant-wrong-result", kind=Kind.OBSERVED, warning=True)
+@claim("ynn-closure-constant-wrong-result", kind=Kind.OBSERVED, warning=True, only_on=YNN)
 def _ynn_wrong_result() -> Observation:
     """On the CPU where this chapter was first written, jnp.sum(W_const @ x) with a 128x128
     closure constant W_const silently returned a wrong result, while the argument version and

@@ -2,6 +2,7 @@
 
 import jax.numpy as jnp
 
+from chapter2.claims.backends import CPU_COMPILER_TEXT
 from chapter2.claims.registry import Observation, claim
 from chapter2.compat import major_to_minor
 from chapter2.hlo import (
@@ -38,7 +39,7 @@ def _row_major_default() -> Observation:
     )
 
 
-@claim("transpose-materialized")
+@claim("transpose-materialized", only_on=CPU_COMPILER_TEXT)
 def _transpose_materialized() -> Observation:
     """Under jit, a standalone a.T is materialized: one loop fusion whose body is a transpose
     to layout {0,1} then a copy to {1,0}. a.T * 2 + 1 is one fusion too, ending in the same
@@ -67,7 +68,16 @@ def _transpose_materialized() -> Observation:
     )
 
 
-@claim("transpose-absorbed")
+@claim(
+    "transpose-absorbed",
+    expected_on={
+        "gpu": (
+            {"dot contracts lhs dimension 0": False},
+            "the dot XLA's GPU compiler keeps does not contract dimension 0 (it chooses its "
+            "operands' layouts for the GPU's matrix library); no transpose is left either",
+        )
+    },
+)
 def _transpose_absorbed() -> Observation:
     """Under jit, a.T @ b compiles to a dot with lhs_contracting_dims={0} and no transpose, and
     a.T.T compiles to a single copy with no transpose."""

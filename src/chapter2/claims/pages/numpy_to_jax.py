@@ -4,6 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from chapter2.claims.backends import HOST_MEMORY
 from chapter2.claims.registry import Kind, Observation, claim
 from chapter2.compat import auto_format, input_output_formats, major_to_minor
 from chapter2.layout import aligned_empty, misaligned_empty, misalignment, shares_buffer
@@ -44,7 +45,7 @@ def _auto_layout() -> Observation:
     )
 
 
-@claim("device-put-zero-copy", kind=Kind.OBSERVED)
+@claim("device-put-zero-copy", kind=Kind.OBSERVED, only_on=HOST_MEMORY)
 def _zero_copy() -> Observation:
     """On the CPU, jax.device_put shares the buffer of a C-contiguous NumPy array whose data
     pointer is 64-byte aligned (zero-copy), and copies a C array 16 bytes off that boundary and
@@ -65,7 +66,7 @@ def _zero_copy() -> Observation:
     )
 
 
-@claim("device-put-may-alias-false")
+@claim("device-put-may-alias-false", only_on=HOST_MEMORY)
 def _may_alias_false() -> Observation:
     """On the CPU, jax.device_put(a, may_alias=False) of an aligned C-contiguous NumPy array
     still shares the NumPy buffer, so a later write into `a` shows in the jax.Array;

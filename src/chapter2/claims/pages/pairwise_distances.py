@@ -100,7 +100,17 @@ def _v2_one_fusion() -> Observation:
     )
 
 
-@claim("gram-cancellation-centring-shrinks")
+@claim(
+    "gram-cancellation-centring-shrinks",
+    expected_on={
+        "gpu": (
+            {"v1 and v3 errors below 1e-4": False},
+            "an NVIDIA GPU multiplies float32 matrices in TF32 by default, and v3 is a "
+            "product too: its error rises above 1e-4 (jax.default_matmul_precision('highest') "
+            "restores float32)",
+        )
+    },
+)
 def _cancellation() -> Observation:
     """With every coordinate moved by +100, v2 loses to cancellation (largest error above
     1e-2, self-distances far from 0), while v1 and v3 stay within 1e-4 of float64 and v3's

@@ -8,6 +8,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 
+from chapter2.claims.backends import CPU_THREADS, YNN
 from chapter2.claims.registry import Observation, claim
 from chapter2.hlo import compiled_text, entry_computation, instruction_names, kernels
 from chapter2.pprof import buffer_bytes, read_profile
@@ -41,7 +42,7 @@ def _typed_keys() -> Observation:
     )
 
 
-@claim("profiled-step-kernels")
+@claim("profiled-step-kernels", only_on=YNN)
 def _profiled_step() -> Observation:
     """On the CPU, XLA compiles complex_computation (mean(sin(x @ y) * x + y) on 2000 x 2000
     arrays) into two kernels: ynn_fusion, a YNNPACK fusion holding the product, the sine, the
@@ -147,7 +148,7 @@ def _trace_annotation() -> Observation:
     )
 
 
-@claim("xla-execute-threads")
+@claim("xla-execute-threads", only_on=CPU_THREADS)
 def _xla_threads() -> Observation:
     """On the CPU, XLA runs the kernels of a step on threads named tf_XLAExecute/…: the
     trace's thread names tell XLA's work from the host's."""

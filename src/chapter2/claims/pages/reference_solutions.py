@@ -32,7 +32,17 @@ def _compile_sequence() -> Observation:
     )
 
 
-@claim("exercise-barrier-traffic", rests_on=("fusion-boundaries",))
+@claim(
+    "exercise-barrier-traffic",
+    rests_on=("fusion-boundaries",),
+    expected_on={
+        "gpu": (
+            {"fusions without, with the barrier": [2, 3]},
+            "XLA's GPU compiler splits tanh(t * 3 + 1) ** 2 into two fusions, and the barrier "
+            "adds a third",
+        )
+    },
+)
 def _barrier_traffic() -> Observation:
     """In exercise 3, h1 = tanh(t * 3 + 1) ** 2 is one fusion; h2, with an optimization barrier
     in the middle, is two, accesses at least one more write and read of the intermediate, and

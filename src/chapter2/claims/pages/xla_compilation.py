@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from chapter2.claims.backends import CPU_COMPILER_TEXT, YNN
 from chapter2.claims.registry import Observation, claim
 from chapter2.compat import cost_analysis
 from chapter2.fresh import run_probe
@@ -70,7 +71,7 @@ def _elementwise_fusion() -> Observation:
     )
 
 
-@claim("matmul-sum-ynn-fusion")
+@claim("matmul-sum-ynn-fusion", only_on=YNN)
 def _matmul_sum_ynn() -> Observation:
     """On the CPU, sum(a @ b) of 100 x 100 matrices becomes one fusion of kind kCustom, a
     __ynn_fusion that the YNNPACK library runs."""
@@ -198,7 +199,7 @@ def _cancellation() -> Observation:
     )
 
 
-@claim("hlo-metadata-source-lines")
+@claim("hlo-metadata-source-lines", only_on=CPU_COMPILER_TEXT)
 def _source_lines() -> Observation:
     """The instructions of the optimized HLO that compute the function's operations (sin, mul,
     add) carry op_name metadata whose stack frame leads, through the location tables at the
@@ -218,7 +219,7 @@ def _source_lines() -> Observation:
     )
 
 
-@claim("xla-dump-before-after")
+@claim("xla-dump-before-after", only_on=CPU_COMPILER_TEXT)
 def _xla_dump() -> Observation:
     """XLA reads XLA_FLAGS when the process starts: set later, --xla_dump_to dumps nothing. Set
     from the start, it dumps <module>.before_optimizations.txt (exp(log(x)+y): 0 fusions) and

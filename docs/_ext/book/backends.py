@@ -1,0 +1,120 @@
+"""What a recorded run on another backend did beside a fact of the page: `{backend-note}`.
+
+    ```{backend-note} gram-cancellation-centring-shrinks
+    Optional Markdown after the generated sentence, where {{key/subkey|.3g}} is a number the
+    run recorded (its `numbers` file), formatted: never typed.
+    ```
+
+Each run recorded under `book_backends` (data/backends/) that holds something to say about
+the claim adds a compact line: the device and JAX it ran, why the claim is not the CPU's
+there, and what its check recorded, judged by the claim as it is now
+(`chapter2.claims.backends`). It is filled once every page has been read, from this build's
+verdict of the claim (the values its check names), as the version notes are.
+"""
+
+import json
+import re
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+from book.verdicts import NeedsEveryPage, home_verdicts
+from chapter2.claims.backends import claim_of, recorded_runs, status_there
+
+SAID = {
+    "holds": "held there",
+    "drifted": "did not hold there",
+    "cannot check": "cannot be checked there",
+    "as specified": "behaved there as the book describes",
+    "differs here": "behaved otherwise there",
+    None: "was recorded there with an earlier form of its check",
+}
+
+
+class BackendRuns(SphinxDirective):
+    """`{backend-runs}`: a sentence naming every backend the claims were recorded on."""
+
+    def run(self):
+        runs = recorded_runs(self.config.book_backends)
+        for path in Path(self.config.book_backends).glob("*/run.json"):
+            self.env.note_dependency(str(path))
+        if not runs:
+            return self.parse_text_to_nodes("The claims have been run on the CPU alone.")
+        named = "; ".join(
+            f"an {r['device']} ({r['platform'].upper()}) with JAX {r['jax']}, recorded "
+            f"{r['recorded']}"
+            for r in runs
+        )
+        return self.parse_text_to_nodes(
+            "Every build runs the book on its machine's CPU. Its claims have also been run on "
+            f"{named}: {{doc}}`claims-matrix` shows what each claim did there, and a page says "
+            "where such a backend does otherwise."
+        )
+
+
+class backend_note(nodes.General, nodes.Element):
+    """Placeholder for the recorded runs' line, filled when the page is written."""
+
+
+class BackendNote(NeedsEveryPage):
+    """`{backend-note} claim-id`: what each recorded backend did with the claim."""
+
+    required_arguments = 1
+    has_content = True
+
+    def run(self):
+        self.note_page()
+        for path in Path(self.config.book_backends).glob("*/*.json"):
+            self.env.note_dependency(str(path))
+        box = nodes.container(classes=["backend-note"])
+        box += backend_note(claim=self.arguments[0])
+        if self.content:
+            runs = recorded_runs(self.config.book_backends)
+            text = "\n".join(self.content)
+            for run in runs:  # the body speaks of the runs that recorded numbers
+                text = with_numbers(text, run) if "numbers" in run else text
+            box += self.parse_text_to_nodes(text)
+        return [box]
+
+
+def with_numbers(text: str, run: dict) -> str:
+    """`text` with each {{key/subkey|format}} replaced by the number `run` recorded there."""
+    numbers = json.loads((Path(run["path"]) / run["numbers"]).read_text())
+
+    def number(found: re.Match) -> str:
+        value = numbers
+        for key in found[1].split("/"):
+            value = value[key]
+        return format(value, found[2] or "")
+
+    return re.sub(r"\{\{([^|}]+)(?:\|([^}]+))?\}\}", number, text)
+
+
+def note_text(run: dict, data: dict) -> str:
+    """One recorded run's sentences about a claim: what it did there, why, what it saw."""
+    there = status_there(claim_of(data), run, list(data["expected"] or {}) or None)
+    said = SAID[there["status"]]
+    if there["status"] == "holds" and there["why"]:
+        said = "held there, as the book expects of that backend"
+    why = f" {there['why'][0].upper()}{there['why'][1:]}." if there["why"] else ""
+    seen = f" Its check recorded: {there['recorded']}." if there["recorded"] else ""
+    return (
+        f"On an {run['device']} (JAX {run['jax']}, recorded {run['recorded']}) this claim "
+        f"{said}.{why}{seen}"
+    )
+
+
+def fill(app, doctree, docname) -> None:
+    """`doctree-resolved`: each backend note, from the recorded runs and this build's verdict."""
+    placeholders = list(doctree.findall(backend_note))
+    if not placeholders:
+        return
+    home, runs = home_verdicts(app.env), recorded_runs(app.config.book_backends)
+    for node in placeholders:
+        data = home.get(node["claim"])
+        if data is None:
+            node.replace_self([])
+            continue
+        lines = [nodes.paragraph(text=note_text(run, data)) for run in runs]
+        node.replace_self(lines)

@@ -1,0 +1,79 @@
+"""The backends a claim is asserted on, and the runs recorded on other backends.
+
+A fact of the CPU backend alone (`only_on`) names its reason once, here, for every claim that
+shares it. Each folder of `data/backends/` (`<device>-jax-<version>/`) holds one run recorded
+on another backend: `run.json` (device, platform, JAX, date, how it was made, the file of
+its claims and the claims renamed since) and the claims JSON it wrote. A recorded
+observation is judged again by each claim as it is now (`registry.judged`): a fact of the
+CPU alone cannot be checked there, and a claim with an expectation for that backend is held
+to it. A claim whose check names other values than when the run was made was not recorded
+with its current check: it has no status there.
+"""
+
+import json
+from pathlib import Path
+
+from chapter2.claims.registry import Claim, Kind, Observation, judged
+
+YNN = ("cpu", "YNNPACK, which runs these fusions, is a library of XLA's CPU backend")
+HOST_MEMORY = (
+    "cpu",
+    "a GPU's device_put copies the array into the device's own memory, whatever its layout",
+)
+CPU_COMPILER_TEXT = ("cpu", "the check reads what XLA's CPU compiler prints")
+CPU_THREADS = ("cpu", "the threads are those of XLA's CPU client")
+
+
+def recorded_runs(folder: Path | str) -> list[dict]:
+    """Every run recorded under `folder`, each with its verdicts by today's claim ids."""
+    runs = []
+    for path in sorted(Path(folder).glob("*/run.json")):
+        run = json.loads(path.read_text())
+        claims = json.loads((path.parent / run["claims"]).read_text())["claims"]
+        renamed = run.get("renamed", {})
+        run["by_id"] = {renamed.get(c["id"], c["id"]): c for c in claims}
+        run["folder"], run["path"] = path.parent.name, str(path.parent)
+        runs.append(run)
+    return runs
+
+
+def claim_of(verdict: dict) -> Claim:
+    """The claim a verdict's data describes (its check left out): enough to judge it again."""
+    only_on = verdict.get("only_on")
+    expected_on = {k: tuple(v) for k, v in (verdict.get("expected_on") or {}).items()}
+    return Claim(
+        verdict["id"],
+        verdict["section"],
+        verdict["statement"],
+        None,
+        Kind(verdict["kind"]),
+        only_on=tuple(only_on) if only_on else None,
+        expected_on=expected_on,
+    )
+
+
+def status_there(claim: Claim, run: dict, checked: list[str] | None = None) -> dict:
+    """The status and evidence of `claim` in a recorded `run`, judged by the claim as it is
+    now, with the reason it differs from the CPU's where it does (`why`) and the values its
+    check recorded there (`recorded`). `checked`: the values today's check names (from this
+    build's verdict); a recorded check that named others has no status there (None)."""
+    versions = {"jax": run["jax"], "jaxlib": run["jax"], "platform": run["platform"]}
+    versions["device"] = run["device"]
+    recorded = run["by_id"].get(claim.id)
+    why = claim.expected_on.get(run["platform"], (None, ""))[1]
+    seen = "; ".join(f"{k}: {v}" for k, v in ((recorded or {}).get("observed") or {}).items())
+    found = {"why": why, "recorded": seen or (recorded or {}).get("evidence", "")}
+    if claim.only_on and run["platform"] != claim.only_on[0]:
+        verdict = judged(claim, None, versions)
+        found |= {"why": claim.only_on[1], "recorded": ""}
+    elif recorded is None:
+        return found | {"status": None, "evidence": "not recorded on this backend"}
+    elif recorded["expected"] is None:
+        verdict = judged(claim, None, versions, recorded["evidence"])
+    else:
+        names = checked or list(recorded["expected"])
+        if not set(names) <= set(recorded["expected"]):
+            return found | {"status": None, "evidence": recorded["evidence"]}
+        expected = {k: recorded["expected"][k] for k in names}
+        verdict = judged(claim, Observation(expected, recorded["observed"]), versions)
+    return found | {"status": str(verdict.status), "evidence": verdict.evidence}
