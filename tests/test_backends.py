@@ -28,8 +28,8 @@ def test_a_fact_of_the_cpu_alone_cannot_be_checked_on_a_gpu_and_its_check_does_n
     verdict = registry.judged(entry, None, GPU, "the check raised AttributeError: 'NoneType'")
     assert verdict.status is Status.CANNOT_CHECK
     assert verdict.evidence == (
-        "a fact of the CPU backend, not checked on GPU: YNNPACK, which runs these fusions, "
-        "is a library of XLA's CPU backend"
+        "a fact of the CPU backend, not checked on GPU: YNNPACK is a CPU library that only "
+        "XLA's CPU backend calls"
     )
     ran = []
     made_up = registry.Claim("cpu-only", "demo", "x", lambda: ran.append(1), only_on=("cpu", "y"))
@@ -43,7 +43,7 @@ def test_a_gpu_expectation_holds_for_what_the_h200_did():
     assert observed.observed["v1 and v3 errors below 1e-4"] is False
     verdict = registry.judged(entry, observed, GPU)
     assert verdict.status is Status.HOLDS
-    assert verdict.evidence.startswith("on GPU, an NVIDIA GPU multiplies float32 matrices in TF32")
+    assert verdict.evidence.startswith("on GPU, under JAX's default matmul precision, XLA on")
     assert "largest errors: {'v1': 1.75e-06, 'v2': 12.6, 'v3': 0.00137}" in verdict.evidence
     cpu = {**GPU, "platform": "cpu", "device": "cpu"}  # the same numbers on a CPU: a drift
     assert registry.judged(entry, observed, cpu).status is Status.DRIFTED
@@ -81,7 +81,7 @@ def test_a_claim_recorded_with_another_form_of_its_check_has_no_status_there():
     found = status_there(ALL["fusion-boundaries"], H200, ["chain fusions", "the sum alone"])
     assert found["status"] is None
     assert "softmax by hand: ['kCustom']" in found["evidence"]  # what it recorded, as it was
-    assert found["why"].startswith("XLA's GPU compiler fuses a softmax written by hand")
+    assert found["why"].startswith("XLA's GPU compiler makes a softmax written by hand one")
 
 
 def test_a_claim_is_judged_again_from_its_verdicts_data_alone():

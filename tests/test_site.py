@@ -100,7 +100,7 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
     come from data/backends, judged by the claims as they are now."""
     page = site["claims-matrix.html"]
     heads = [text_of(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", page, re.S)]
-    column = heads.index("NVIDIA H200, JAX 0.11.2")
+    column = heads.index("NVIDIA H200, JAX 0.11.2 (2026-11-30)")
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", page.split("<tbody>")[1], re.S)
     there = [text_of(re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)[column]).strip() for row in rows]
     assert "✗" not in there
@@ -112,13 +112,13 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
         "pairwise-distances",
         "numpy-to-jax",
     ]:
-        assert "On an NVIDIA H200 (JAX 0.11.2, recorded 2026-11-30) this claim" in text_of(
+        assert "On the NVIDIA H200 run (JAX 0.11.2, recorded 2026-11-30), " in text_of(
             site[f"{name}.html"]
         ), name
     tf32 = " ".join(text_of(site["pairwise-distances.html"]).split())
-    assert "multiplies float32 matrices in TF32 by default" in tf32
-    assert "the largest self-distances there were 0.71 for v2 and 0.0068 for v3" in tf32
-    assert "Its claims have also been run on an NVIDIA H200 (GPU)" in text_of(site["overview.html"])
+    assert "computes float32 matrix products in TF32" in tf32
+    assert "the largest self-distances there were 0.707 for v2 and 0.00677 for v3" in tf32
+    assert "claims were also run on the NVIDIA H200 (GPU)" in text_of(site["overview.html"])
 
 
 def test_sections_are_numbered_from_the_toctree(site):

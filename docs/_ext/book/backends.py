@@ -23,12 +23,12 @@ from book.verdicts import NeedsEveryPage, home_verdicts
 from chapter2.claims.backends import claim_of, recorded_runs, status_there
 
 SAID = {
-    "holds": "held there",
-    "drifted": "did not hold there",
-    "cannot check": "cannot be checked there",
-    "as specified": "behaved there as the book describes",
-    "differs here": "behaved otherwise there",
-    None: "was recorded there with an earlier form of its check",
+    "holds": "the claim held",
+    "drifted": "the claim did not hold",
+    "cannot check": "this fact of the CPU does not apply",
+    "as specified": "the machine behaved as the book describes",
+    "differs here": "the machine behaved otherwise",
+    None: "the claim has no verdict: the run predates this form of its check",
 }
 
 
@@ -42,14 +42,14 @@ class BackendRuns(SphinxDirective):
         if not runs:
             return self.parse_text_to_nodes("The claims have been run on the CPU alone.")
         named = "; ".join(
-            f"an {r['device']} ({r['platform'].upper()}) with JAX {r['jax']}, recorded "
+            f"the {r['device']} ({r['platform'].upper()}) with JAX {r['jax']}, recorded "
             f"{r['recorded']}"
             for r in runs
         )
         return self.parse_text_to_nodes(
-            "Every build runs the book on its machine's CPU. Its claims have also been run on "
-            f"{named}: {{doc}}`claims-matrix` shows what each claim did there, and a page says "
-            "where such a backend does otherwise."
+            "Every build runs the book on its machine's CPU. The book's claims were also run "
+            f"on {named}: {{doc}}`claims-matrix` shows the result, and a note beside a claim "
+            "says where that backend did otherwise."
         )
 
 
@@ -96,11 +96,12 @@ def note_text(run: dict, data: dict) -> str:
     there = status_there(claim_of(data), run, list(data["expected"] or {}) or None)
     said = SAID[there["status"]]
     if there["status"] == "holds" and there["why"]:
-        said = "held there, as the book expects of that backend"
+        said = "the GPU did what the book expects of it, not what this claim says of the CPU"
     why = f" {there['why'][0].upper()}{there['why'][1:]}." if there["why"] else ""
-    seen = f" Its check recorded: {there['recorded']}." if there["recorded"] else ""
+    which = "An earlier check" if there["status"] is None else "Its check"
+    seen = f" {which} recorded: {there['recorded']}." if there["recorded"] else ""
     return (
-        f"On an {run['device']} (JAX {run['jax']}, recorded {run['recorded']}) this claim "
+        f"On the {run['device']} run (JAX {run['jax']}, recorded {run['recorded']}), "
         f"{said}.{why}{seen}"
     )
 

@@ -283,7 +283,7 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.containe
     shown = [r for r in releases if r != this]  # this build's own column says it
     runs = recorded_runs(app.config.book_backends) if app.config.book_backends else []
     heads = ["Claim", "Since", *shown, f"{this} (this build)"]
-    heads += [f"{run['device']}, JAX {run['jax']}" for run in runs]
+    heads += [f"{run['device']}, JAX {run['jax']} ({run['recorded']})" for run in runs]
     group = nodes.tgroup(cols=len(heads))
     group += [nodes.colspec(colwidth=w) for w in (24, 10, *[3] * (len(heads) - 2))]
     group += nodes.thead("", _row([[nodes.paragraph(text=h)] for h in heads], []))
@@ -327,8 +327,11 @@ def fill_pages(app, doctree, docname) -> None:
             recorded = ", ".join(sorted({r["recorded"] for r in matrix["releases"]}))
             legend = nodes.paragraph(
                 text=f"Recorded {recorded}. {LEGEND} The column marked this build is this "
-                "build's own verdict; a column after it is a run recorded on another backend, "
-                "judged by each claim as it is now."
+                "build's own verdict. A column after it is a run recorded on another backend "
+                "(its date in the heading), judged by each claim as it is now: ✓ the claim "
+                "holds there, or the backend did what the claim expects of it; ○ a fact of "
+                "the CPU, or a check that reads the CPU's output, which does not apply there; "
+                "· not recorded there, or recorded with an earlier form of the check."
             )
             node.replace_self([legend, _matrix_table(app, docname, matrix, home)])
 

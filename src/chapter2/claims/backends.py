@@ -7,7 +7,8 @@ its claims and the claims renamed since) and the claims JSON it wrote. A recorde
 observation is judged again by each claim as it is now (`registry.judged`): a fact of the
 CPU alone cannot be checked there, and a claim with an expectation for that backend is held
 to it. A claim whose check names other values than when the run was made was not recorded
-with its current check: it has no status there.
+with its current check: it has no status there. (A check whose values kept their names
+while its inputs changed is judged as if current: the recording's date tells.)
 """
 
 import json
@@ -15,13 +16,14 @@ from pathlib import Path
 
 from chapter2.claims.registry import Claim, Kind, Observation, judged
 
-YNN = ("cpu", "YNNPACK, which runs these fusions, is a library of XLA's CPU backend")
+YNN = ("cpu", "YNNPACK is a CPU library that only XLA's CPU backend calls")
 HOST_MEMORY = (
     "cpu",
     "a GPU's device_put copies the array into the device's own memory, whatever its layout",
 )
 CPU_COMPILER_TEXT = ("cpu", "the check reads what XLA's CPU compiler prints")
 CPU_THREADS = ("cpu", "the threads are those of XLA's CPU client")
+CPU_BACKEND = ("cpu", "it is about the CPU backend itself")
 
 
 def recorded_runs(folder: Path | str) -> list[dict]:
@@ -29,9 +31,10 @@ def recorded_runs(folder: Path | str) -> list[dict]:
     runs = []
     for path in sorted(Path(folder).glob("*/run.json")):
         run = json.loads(path.read_text())
-        claims = json.loads((path.parent / run["claims"]).read_text())["claims"]
+        recorded = json.loads((path.parent / run["claims"]).read_text())
         renamed = run.get("renamed", {})
-        run["by_id"] = {renamed.get(c["id"], c["id"]): c for c in claims}
+        run["by_id"] = {renamed.get(c["id"], c["id"]): c for c in recorded["claims"]}
+        run["jaxlib"] = recorded["jaxlib"]
         run["folder"], run["path"] = path.parent.name, str(path.parent)
         runs.append(run)
     return runs
@@ -57,7 +60,7 @@ def status_there(claim: Claim, run: dict, checked: list[str] | None = None) -> d
     now, with the reason it differs from the CPU's where it does (`why`) and the values its
     check recorded there (`recorded`). `checked`: the values today's check names (from this
     build's verdict); a recorded check that named others has no status there (None)."""
-    versions = {"jax": run["jax"], "jaxlib": run["jax"], "platform": run["platform"]}
+    versions = {"jax": run["jax"], "jaxlib": run["jaxlib"], "platform": run["platform"]}
     versions["device"] = run["device"]
     recorded = run["by_id"].get(claim.id)
     why = claim.expected_on.get(run["platform"], (None, ""))[1]
@@ -65,7 +68,7 @@ def status_there(claim: Claim, run: dict, checked: list[str] | None = None) -> d
     found = {"why": why, "recorded": seen or (recorded or {}).get("evidence", "")}
     if claim.only_on and run["platform"] != claim.only_on[0]:
         verdict = judged(claim, None, versions)
-        found |= {"why": claim.only_on[1], "recorded": ""}
+        found |= {"why": claim.only_on[1], "recorded": seen}
     elif recorded is None:
         return found | {"status": None, "evidence": "not recorded on this backend"}
     elif recorded["expected"] is None:

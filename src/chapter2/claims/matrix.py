@@ -66,7 +66,7 @@ SYMBOL = {
 }
 LEGEND = (
     "✓ holds; ✗ the check ran and found otherwise, or failed with an error; ○ what the claim "
-    "is about does not exist in that release (or on that backend: a fact of the CPU alone); "
+    "is about does not exist in that release; "
     "for a fact of the machine, = it behaved as the "
     'book describes, ≠ it behaved otherwise; · not measured. "Since X": the claim holds in X '
     "and every later release measured, and did not hold (or could not be checked) in the "

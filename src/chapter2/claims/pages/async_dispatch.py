@@ -4,6 +4,7 @@ import jax
 import jax.numpy as jnp
 
 from chapter2.cases.dispatch import SYNCHRONIZING
+from chapter2.claims.backends import CPU_BACKEND
 from chapter2.claims.registry import CannotCheck, Kind, Observation, claim
 from chapter2.compiles import CompileCounter
 
@@ -29,7 +30,7 @@ def _first_call() -> Observation:
     )
 
 
-@claim("cpu-async-dispatch-default")
+@claim("cpu-async-dispatch-default", only_on=CPU_BACKEND)
 def _async_default() -> Observation:
     """The CPU back end dispatches asynchronously: the option jax_cpu_enable_async_dispatch is
     on by default."""

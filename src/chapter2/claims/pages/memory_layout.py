@@ -73,8 +73,9 @@ def _transpose_materialized() -> Observation:
     expected_on={
         "gpu": (
             {"dot contracts lhs dimension 0": False},
-            "the dot XLA's GPU compiler keeps does not contract dimension 0 (it chooses its "
-            "operands' layouts for the GPU's matrix library); no transpose is left either",
+            "the GPU's optimized HLO shows no lhs_contracting_dims={0}: the product goes to "
+            "the GPU's matrix library with operand layouts XLA chooses; no transpose "
+            "instruction is left either",
         )
     },
 )

@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from chapter2.claims.backends import HOST_MEMORY
+from chapter2.claims.backends import CPU_BACKEND, HOST_MEMORY
 from chapter2.claims.registry import Kind, Observation, claim
 from chapter2.compat import auto_format, input_output_formats, major_to_minor
 from chapter2.layout import aligned_empty, misaligned_empty, misalignment, shares_buffer
@@ -29,7 +29,7 @@ def _fortran_input() -> Observation:
     )
 
 
-@claim("auto-layout-cpu-row-major")
+@claim("auto-layout-cpu-row-major", only_on=CPU_BACKEND)
 def _auto_layout() -> Observation:
     """jax.jit accepts Format(Layout.AUTO) for inputs and outputs (jax.experimental.layout),
     leaving their layouts to the compiler; on the CPU it picks row-major for both."""
