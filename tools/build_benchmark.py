@@ -48,17 +48,27 @@ def notebook_pages() -> list[Path]:
     return sorted(p for p in DOCS.glob("*.md") if "```{code-cell}" in p.read_text())
 
 
+def run_as_script(page: Path, scratch: Path, **env: str) -> subprocess.CompletedProcess:
+    """A page's code cells, in order, as one plain Python script in a new interpreter run
+    from docs/ (as the build runs the page), with `env` added to the environment."""
+    script = scratch / f"{page.stem}.py"
+    script.write_text("\n\n".join(code_cells(page.read_text())))
+    return subprocess.run(
+        [sys.executable, str(script)],
+        cwd=DOCS,
+        env={**os.environ, "MPLBACKEND": "Agg", **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
 def floor(scratch: Path) -> tuple[float, int]:
     """Every page's code as a plain script, one interpreter per page, in sequence."""
-    env = {**os.environ, "MPLBACKEND": "Agg"}
     start = time.perf_counter()
     pages = notebook_pages()
     for page in pages:
-        script = scratch / f"{page.stem}.py"
-        script.write_text("\n\n".join(code_cells(page.read_text())))
-        subprocess.run(
-            [sys.executable, str(script)], cwd=DOCS, env=env, check=True, capture_output=True
-        )
+        run_as_script(page, scratch).check_returncode()
     return time.perf_counter() - start, len(pages)
 
 
