@@ -2,6 +2,7 @@
 
 import json
 
+import jax
 import pytest
 from conftest import ROOT
 
@@ -96,3 +97,19 @@ def test_a_verdict_records_its_backend():
     assert (data["platform"], data["device"]) == ("cpu", "cpu")
     assert ALL["transpose-materialized"].only_on[0] == "cpu"
     assert evaluate("transpose-materialized").as_dict()["only_on"][0] == "cpu"
+
+
+def test_a_page_that_pins_the_cpu_checks_cpu_facts_on_a_gpu_machine(monkeypatch):
+    """The backend of a verdict is the default device's: the machine's first device, or the
+    one jax_default_device names (numpy-to-jax pins the CPU for its zero-copy facts)."""
+
+    class H200:
+        platform, device_kind = "gpu", "NVIDIA H200"
+
+    cpu = jax.devices("cpu")[0]
+    real = jax.devices
+    monkeypatch.setattr(jax, "devices", lambda backend=None: real(backend) if backend else [H200])
+    assert registry.installed_versions()["device"] == "NVIDIA H200"
+    assert evaluate("device-put-zero-copy").status is Status.CANNOT_CHECK
+    with jax.default_device(cpu):
+        assert registry.installed_versions()["platform"] == "cpu"

@@ -185,13 +185,15 @@ def describe_error(err: BaseException) -> str:
 
 def installed_versions() -> dict[str, str]:
     """The JAX and jaxlib a verdict was reached on, and the backend: the platform of the
-    default device (cpu, gpu, tpu) and its kind (an NVIDIA H200). JAX is imported here, not
-    when the registry is: a kernel that loads chapter2.claims.attribution pays for JAX only
-    if a cell fails."""
+    default device (cpu, gpu, tpu; `jax_default_device` when a page set it) and its kind.
+    JAX is imported here, not when the registry is: a kernel that loads
+    chapter2.claims.attribution pays for JAX only if a cell fails."""
     import jax  # noqa: PLC0415
     import jaxlib  # noqa: PLC0415
 
-    device = jax.devices()[0]
+    device = jax.config.jax_default_device or jax.devices()[0]  # a page may pin the CPU
+    if isinstance(device, str):
+        device = jax.devices(device)[0]
     return {
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
