@@ -127,8 +127,19 @@ def test_fused_body_by_name():
     assert body.startswith("%fused_computation (")
     assert body.endswith("}")
     assert "ENTRY" not in body
-    with pytest.raises(ValueError, match="substring not found"):
+    with pytest.raises(LookupError, match="no computation called %no_such_computation"):
         fused_body(OPTIMIZED, "no_such_computation")
+    with pytest.raises(LookupError, match="has no fusion"):
+        fused_body(DONATED)
+
+
+def test_fused_body_by_default_is_what_the_entrys_first_fusion_calls():
+    """A GPU names the computation of a lone transpose `wrapped_transpose_computation`."""
+    gpu = OPTIMIZED.replace("fused_computation", "wrapped_transpose_computation")
+    assert fused_body(gpu).startswith("%wrapped_transpose_computation (")
+    assert fused_body(gpu) == fused_body(OPTIMIZED).replace(
+        "fused_computation", "wrapped_transpose_computation"
+    )
 
 
 def test_instruction_names_and_called_computations():

@@ -93,9 +93,20 @@ def root_opcode(text: str) -> str:
     return opcodes(entry_root(text))[0]
 
 
-def fused_body(text: str, name: str = "fused_computation") -> str:
-    """The body of the fused computation called `name` (the first one by default)."""
-    start = text.index(f"%{name} ")
+def fused_body(text: str, name: str | None = None) -> str:
+    """The body of the computation called `name`; by default, of the one the ENTRY
+    computation's first fusion calls (its name depends on the backend: `fused_computation`
+    on the CPU, `wrapped_transpose_computation` for a transpose on a GPU)."""
+    if name is None:
+        fusion = next((f for f in entry_computation(text).splitlines() if " fusion(" in f), None)
+        if fusion is None:
+            msg = "the ENTRY computation of this HLO has no fusion"
+            raise LookupError(msg)
+        name = called_computation(fusion)
+    start = f"\n{text}".find(f"\n%{name} ")
+    if start < 0:
+        msg = f"this HLO has no computation called %{name}"
+        raise LookupError(msg)
     return text[start : text.index("\n}", start) + 2]
 
 
