@@ -4,7 +4,8 @@ import os
 import platform
 import re
 import sys
-from importlib.metadata import requires
+import tomllib
+from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
 
 import jax
@@ -35,9 +36,16 @@ def environment() -> dict[str, str]:
 
 
 def baseline_jax() -> str:
-    """The JAX release the book is written against: the pin of the package's `baseline` extra."""
-    for requirement in requires("chapter2") or []:
-        found = re.match(r"jax==([\w.]+).*extra == .baseline.", requirement)
+    """The JAX release the book is written against: the pin of the package's `baseline` extra,
+    from its installed metadata or, run from a source tree with nothing installed
+    (`PYTHONPATH=src`), from its pyproject.toml."""
+    try:
+        pins = [r for r in requires("chapter2") or [] if re.search(r"extra == .baseline.", r)]
+    except PackageNotFoundError:
+        pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+        pins = pyproject["project"]["optional-dependencies"]["baseline"]
+    for pin in pins:
+        found = re.match(r"jax==([\w.]+)", pin)
         if found:
             return found.group(1)
     msg = "the chapter2 package declares no baseline jax== pin"
