@@ -4,6 +4,7 @@ import pkgutil
 import sys
 from pathlib import Path
 
+import jax
 import pytest
 
 from chapter2 import fresh
@@ -58,3 +59,14 @@ def test_every_probe_of_the_book_is_tested_as_it_runs():
     tested = (Path(__file__).parent / "test_probes.py").read_text()
     assert probes
     assert {p for p in probes if f'run_probe("{p}"' not in tested} == set()
+
+
+def test_a_probe_runs_on_the_platform_its_caller_pinned(probes, monkeypatch):
+    """A page about the CPU pins it (jax_default_device); on a machine whose default device is a
+    GPU its probes must run on the CPU too, so they are started with JAX_PLATFORMS=cpu."""
+    monkeypatch.delenv("JAX_PLATFORMS", raising=False)
+    probes("platforms", "import os\nprint(os.environ.get('JAX_PLATFORMS', 'unset'))\n")
+    assert fresh.run_probe("platforms").strip() == "unset"
+    with jax.default_device(jax.devices("cpu")[0]):
+        assert fresh.run_probe("platforms").strip() == "cpu"
+    assert fresh.run_probe("platforms").strip() == "unset"

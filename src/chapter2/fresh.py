@@ -20,13 +20,24 @@ class ProbeFailed(RuntimeError):
     """A probe exited with an error; the message carries its stderr."""
 
 
+def pinned_platform() -> dict[str, str]:
+    """`JAX_PLATFORMS` for a probe started by a process that pinned its default device (a
+    page about the CPU, on a machine whose default device is a GPU): the probe runs there too."""
+    jax = sys.modules.get("jax")
+    device = jax.config.jax_default_device if jax else None
+    if device is None:
+        return {}
+    return {"JAX_PLATFORMS": device if isinstance(device, str) else device.platform}
+
+
 def run_probe(
     name: str, *args: str, env: dict[str, str] | None = None, timeout: float = 300
 ) -> str:
     """Run `python -m chapter2.probes.<name> args` with extra `env`; return its stdout.
 
-    The probe never takes the timing lock of a parallel build (it would wait for the cell
-    that started it): a cell that runs a timed probe holds it, `with chapter2.quiet.alone()`.
+    It runs on the platform of the default device its caller pinned, if any. The probe never
+    takes the timing lock of a parallel build (it would wait for the cell that started it): a
+    cell that runs a timed probe holds it, `with chapter2.quiet.alone()`.
     """
     module = f"{PACKAGE}.{name}"
     if importlib.util.find_spec(module) is None:
@@ -36,7 +47,11 @@ def run_probe(
         [sys.executable, "-m", module, *args],
         capture_output=True,
         text=True,
-        env={k: v for k, v in {**os.environ, **(env or {})}.items() if k != LOCK_VARIABLE},
+        env={
+            k: v
+            for k, v in {**os.environ, **pinned_platform(), **(env or {})}.items()
+            if k != LOCK_VARIABLE
+        },
         timeout=timeout,
         check=False,
     )
