@@ -48,11 +48,14 @@ def notebook_pages() -> list[Path]:
     return sorted(p for p in DOCS.glob("*.md") if "```{code-cell}" in p.read_text())
 
 
-def run_as_script(page: Path, scratch: Path, **env: str) -> subprocess.CompletedProcess:
+def run_as_script(
+    page: Path, scratch: Path, prelude: str = "", **env: str
+) -> subprocess.CompletedProcess:
     """A page's code cells, in order, as one plain Python script in a new interpreter run
-    from docs/ (as the build runs the page), with `env` added to the environment."""
+    from docs/ (as the build runs the page), after `prelude`, with `env` added to the
+    environment."""
     script = scratch / f"{page.stem}.py"
-    script.write_text("\n\n".join(code_cells(page.read_text())))
+    script.write_text("\n\n".join([prelude, *code_cells(page.read_text())]))
     return subprocess.run(
         [sys.executable, str(script)],
         cwd=DOCS,

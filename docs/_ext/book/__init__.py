@@ -66,3 +66,4 @@ def setup(app):
     app.connect("doctree-resolved", site.drop_drift_tracebacks)
     app.add_css_file("book.css")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+    app.add_directive("runs-on-cpu", backends.RunsOnCpu)

@@ -1,4 +1,5 @@
-"""What a recorded run on another backend did beside a fact of the page: `{backend-note}`.
+"""What a recorded run on another backend did beside a fact of the page: `{backend-note}`;
+and `{runs-on-cpu}`, on a page that runs on the CPU whatever the machine's default device.
 
     ```{backend-note} gram-cancellation-centring-shrinks
     Optional Markdown after the generated sentence, where {{key/subkey|.3g}} is a number the
@@ -47,10 +48,33 @@ class BackendRuns(SphinxDirective):
             for r in runs
         )
         return self.parse_text_to_nodes(
-            "Every build runs the book on its machine's CPU. The book's claims were also run "
+            "Every build runs the book's pages on the machine that builds it, those about the "
+            "CPU on its CPU by name. The book's claims were also run "
             f"on {named}: {{doc}}`claims-matrix` shows the result, and a note beside a claim "
             "says where that backend did otherwise."
         )
+
+
+# The line a page's setup cell holds when the page is about the CPU: `{runs-on-cpu}` says so.
+PIN_CPU = 'jax.config.update("jax_default_device", jax.devices("cpu")[0])'
+
+
+class RunsOnCpu(SphinxDirective):
+    """`{runs-on-cpu}` with a sentence saying why the page is about the CPU: the reader learns
+    that its cells run on the CPU by name, wherever the book is built."""
+
+    has_content = True
+
+    def run(self):
+        why = " ".join(self.content).strip()
+        text = (
+            f"{why} Its cells run on the CPU by name (its setup cell sets "
+            f"`{PIN_CPU}`), so a machine whose default device is a GPU shows the same. What "
+            "a recorded GPU run did with each claim is in {doc}`claims-matrix`."
+        )
+        box = nodes.container(classes=["runs-on-cpu"])
+        box += self.parse_text_to_nodes(text.strip())
+        return [box]
 
 
 class backend_note(nodes.General, nodes.Element):
