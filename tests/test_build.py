@@ -210,6 +210,13 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     assert set(written) == {"index", "extra", "laid", "notes", "timed"}
     after_laid = (docs / "_build/html/laid.html").read_text()
     assert re.search(r'class="right-next"\s+href="extra.html"', after_laid)
+    # a change to the Sphinx layer (its code hash) reads and writes every page, runs none
+    executions = log.read_text()
+    result = build(docs, 1, "-D", "book_layer_hash=changed", EXECUTION_LOG=str(log))
+    assert result.returncode == 0, result.stdout
+    assert log.read_text() == executions
+    written = re.findall(r"^writing output\.\.\. \[\s*\d+%\] (\S+)", result.stdout, re.M)
+    assert set(written) == {"index", "extra", "laid", "notes", "timed"}
 
 
 def test_a_drift_build_runs_every_cell_and_lists_every_failing_one(tmp_path):

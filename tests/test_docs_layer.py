@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from book import cache, dependencies, failures, verdicts
+from book import cache, dependencies, failures, layer_hash, verdicts
 from conftest import DOCS, ROOT
 
 VERDICT = {
@@ -220,3 +220,17 @@ def test_the_helpers_page_shows_every_engine_module_the_pages_and_checks_use():
     )
     assert engine, "no engine module found"
     assert engine <= shown, f"not on the helpers page: {sorted(engine - shown)}"
+
+
+def test_the_layer_hash_follows_the_layers_code(tmp_path):
+    """conf-level value `book_layer_hash`: a change to any module of the layer changes it, so
+    Sphinx reads every page again (tests/test_build.py shows the rebuild)."""
+    layer = tmp_path / "book"
+    layer.mkdir()
+    for path in (ROOT / "docs" / "_ext" / "book").glob("*.py"):
+        (layer / path.name).write_bytes(path.read_bytes())
+    before = layer_hash(layer)
+    assert before == layer_hash()
+    backends = layer / "backends.py"
+    backends.write_text(backends.read_text() + "\n# an edit\n")
+    assert layer_hash(layer) != before

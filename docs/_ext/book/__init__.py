@@ -7,6 +7,9 @@ the mime renderers for myst-nb (verdicts, timing comparisons, alt text) and the 
 provisioner for Jupyter. conf.py enables it with `extensions = ["book"]`.
 """
 
+import hashlib
+from pathlib import Path
+
 from book import (
     backends,
     balance,
@@ -21,7 +24,17 @@ from book import (
 )
 
 
+def layer_hash(package: Path = Path(__file__).parent) -> str:
+    """A hash of this package's code: a config value of its own, so that a change to the
+    layer makes Sphinx read every page again (their executed outputs stay cached)."""
+    digest = hashlib.sha256()
+    for path in sorted(package.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def setup(app):
+    app.add_config_value("book_layer_hash", layer_hash(), "env", types=[str])
     app.add_config_value("book_chapter", 2, "env", types=[int])
     app.add_config_value("book_claims_matrix", "", "env", types=[str])
     app.connect("env-get-updated", numbering.strip_chapter, priority=100)
@@ -60,10 +73,10 @@ def setup(app):
     app.add_config_value("book_backends", "", "env", types=[str])
     app.add_directive("backend-note", backends.BackendNote)
     app.add_directive("backend-runs", backends.BackendRuns)
+    app.add_directive("runs-on-cpu", backends.RunsOnCpu)
     app.add_node(backends.backend_note)
     app.connect("doctree-resolved", backends.fill)
     app.connect("doctree-resolved", site.banner)
     app.connect("doctree-resolved", site.drop_drift_tracebacks)
     app.add_css_file("book.css")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
-    app.add_directive("runs-on-cpu", backends.RunsOnCpu)
