@@ -1,4 +1,4 @@
-"""Evaluate every claim in one process: `python -m chapter2.claims [--json FILE]`.
+"""Evaluate every claim in one process: `python -m chapter2.claims [--json FILE] [--page P]`.
 
 Prints one line per claim and, with --json, writes every verdict as data (id, section,
 statement, kind, status, expected, observed, JAX and jaxlib versions). It runs under older
@@ -19,9 +19,9 @@ import jaxlib
 from chapter2.claims import evaluate_all, load_errors
 
 
-def report() -> dict:
-    """Every verdict of the registry, with the versions and date of this run."""
-    verdicts = evaluate_all()
+def report(page: str | None = None) -> dict:
+    """Every verdict of the registry (of one page's claims), with the versions and date."""
+    verdicts = evaluate_all(page)
     return {
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
@@ -35,8 +35,11 @@ def report() -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m chapter2.claims", description=__doc__)
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the verdicts here")
+    parser.add_argument("--page", help="only the claims whose home is this page")
     args = parser.parse_args(argv)
-    data = report()
+    data = report(args.page)
+    if args.page and not data["claims"]:
+        parser.error(f"no claim's home is the page {args.page!r}")
     for record in data["claims"]:
         print(f"{record['status']:>13}  {record['id']}: {record['evidence']}")
     for module, error in data["modules_not_loaded"].items():
