@@ -4,6 +4,9 @@ import os
 import re
 from pathlib import Path
 
+import jax
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 # The built book: `nox -s docs` builds into BOOK_BUILD_DIR when set (see noxfile.py).
@@ -24,3 +27,11 @@ def toctree(name: str | None = None) -> list[str]:
 
 READING_ORDER = ["index", *toctree()]
 CHAPTER = toctree("Chapter 2")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _backends_created_first():
+    """JAX creates its backends once per process and reads some options only then
+    (jax_cpu_enable_async_dispatch): create them before any test changes one, or a breaker
+    that turns async dispatch off would leave its whole worker synchronous."""
+    jax.devices()
