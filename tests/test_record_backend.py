@@ -20,9 +20,11 @@ def test_a_prepared_folder_records_claims_and_pages_where_only_jax_is_installed(
     tmp_path, monkeypatch
 ):
     work, out = tmp_path / "work", tmp_path / "runs" / "cpu-here"
-    record_backend.prepare(work, ["jaxprs"])
-    assert sorted(p.name for p in (work / "pages").iterdir()) == ["jaxprs.py"]
-    assert (work / "src" / "chapter2" / "claims" / "__main__.py").exists()
+    record_backend.prepare(work, ["jaxprs", "numpy-to-jax"])
+    assert sorted(p.name for p in (work / "pages").iterdir()) == ["jaxprs.py", "numpy-to-jax.py"]
+    # where nothing is installed, the package reads its baseline pin beside its source
+    environment = work / "src" / "chapter2" / "environment.py"
+    assert (environment.parents[2] / "pyproject.toml").exists()
     (work / "pages" / "broken.py").write_text("print('before')\n1 / 0\n")
 
     real = importlib.util.find_spec
@@ -39,10 +41,11 @@ def test_a_prepared_folder_records_claims_and_pages_where_only_jax_is_installed(
     )
     pages = {p["page"]: p for p in json.loads((out / "pages.json").read_text())}
     assert pages["jaxprs"]["rc"] == 0
+    assert pages["numpy-to-jax"]["rc"] == 0, pages  # Matplotlib beside IPython's stand-in
     assert "[glue] " in (out / "pages.log").read_text()  # myst_nb's stand-in glued
     assert pages["broken"]["rc"] == 1
     assert pages["broken"]["last"] == "ZeroDivisionError: division by zero"
-    assert "1 of 2 pages ran to the end" in record["made"]
+    assert "2 of 3 pages ran to the end" in record["made"]
 
     [run] = recorded_runs(out.parent)
     home = {i for i, c in claims().items() if c.page == "jaxprs"}

@@ -1,15 +1,16 @@
 """Record the book on another backend (a GPU machine where nothing can be installed).
 
-    python tools/record_backend.py prepare WORK      # here, in the docs environment
-    python WORK/record_backend.py run OUT            # there, with JAX and NumPy alone
+    python tools/record_backend.py prepare WORK   # here, in the docs environment
+    python WORK/record_backend.py run OUT         # there: JAX, NumPy, Matplotlib, SciPy
 
-`prepare` writes a folder to take to that machine: the package's source (`src/`), each
-page's code cells as one plain script (`pages/<page>.py`), stand-ins for the two notebook
-modules the pages import (`shim/`: `myst_nb.glue` prints what it would glue,
-`IPython.display.Markdown` is a string) and this file. `run` records, into OUT: the claims
-as `python -m chapter2.claims --json` judges them there (`claims.json`), every page script
-run to its end or its first error on the machine's default device (`pages.json`, with the
-last line each printed, and `pages.log`), and `run.json` (device, platform, versions, date),
+`prepare` writes a new folder to take to that machine: the package's source (`src/`,
+`pyproject.toml`, the commit), each page's code cells as one plain script
+(`pages/<page>.py`), stand-ins for the two notebook modules the pages import (`shim/`:
+`myst_nb.glue` prints what it would glue, `IPython.display.Markdown` is a string) and this
+file. `run` records, into OUT: the claims as `python -m chapter2.claims --json` judges them
+there (`claims.json`, and the CLI's output in `claims.log`), every page script run to its
+end or its first error on the machine's default device (`pages.json`, with the last line
+each printed, and `pages.log`), and `run.json` (device, platform, versions, date, commit),
 which is what `chapter2.claims.backends` reads from `data/backends/<device>-jax-<version>/`.
 A stand-in is used only where the real module is missing.
 """
@@ -31,7 +32,9 @@ SHIMS = {
     "myst_nb": '"""Stand-in: print what would be glued."""\n\n\n'
     "def glue(name, value, display=True):\n"
     '    print(f"[glue] {name} = {str(value)[:120]}")\n',
-    "IPython": "",
+    "IPython": '"""Stand-in: no IPython runs here (Matplotlib asks)."""\n\n'
+    "version_info = (0, 0, 0)\n\n\n"
+    "def get_ipython():\n    return None\n",
     "IPython.display": '"""Stand-in: Markdown is text; display prints."""\n\n\n'
     "class Markdown(str):\n    pass\n\n\n"
     "def display(*objects):\n    print(*objects)\n",
@@ -42,8 +45,19 @@ def prepare(work: Path, pages: list[str] | None = None) -> None:
     """Write WORK: src/, pages/<page>.py, shim/ and this file."""
     from book.dependencies import code_cells  # noqa: PLC0415 (the docs environment only)
 
-    work.mkdir(parents=True, exist_ok=True)
+    if work.exists():
+        msg = f"{work} exists: prepare writes a new folder"
+        raise SystemExit(msg)
     shutil.copytree(ROOT / "src", work / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", work)  # the baseline pin, read where nothing is installed
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    (work / "commit").write_text(commit.stdout.strip() or "unknown")
     (work / "pages").mkdir()
     for page in sorted((ROOT / "docs").glob("*.md")):
         cells = code_cells(page.read_text())
@@ -112,7 +126,9 @@ def run(work: Path, out: Path, claims_page: str | None = None, timeout: float = 
     command = [sys.executable, "-m", "chapter2.claims", "--json", str(out / "claims.json")]
     if claims_page:
         command += ["--page", claims_page]
-    claims = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    claims = subprocess.run(
+        command, env=env, capture_output=True, text=True, timeout=1800, check=False
+    )
     (out / "claims.log").write_text(claims.stdout + claims.stderr)
     if not (out / "claims.json").exists():
         msg = f"the claims CLI wrote nothing (exit {claims.returncode}):\n{claims.stderr[-2000:]}"
@@ -129,7 +145,7 @@ def run(work: Path, out: Path, claims_page: str | None = None, timeout: float = 
         "recorded": dt.date.today().isoformat(),
         "claims": "claims.json",
         "pages": "pages.json",
-        "made": "python tools/record_backend.py prepare WORK, then run there: "
+        "made": f"tools/record_backend.py at commit {(work / 'commit').read_text()}: "
         f"{sum(p['rc'] == 0 for p in pages)} of {len(pages)} pages ran to the end",
     }
     (out / "run.json").write_text(json.dumps(record, indent=2) + "\n")
