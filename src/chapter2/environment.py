@@ -22,6 +22,13 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+def default_device() -> jax.Device:
+    """The device JAX computes on by default: the one `jax_default_device` names when a page
+    pinned it (the CPU, on a page about the CPU), else the machine's first."""
+    device = jax.config.jax_default_device or jax.devices()[0]
+    return jax.devices(device)[0] if isinstance(device, str) else device
+
+
 def environment() -> dict[str, str]:
     """Python, JAX, jaxlib, backend, devices and CPU of this process."""
     return {

@@ -48,8 +48,8 @@ class BackendRuns(SphinxDirective):
             for r in runs
         )
         return self.parse_text_to_nodes(
-            "Every build runs the book's pages on the machine that builds it, those about the "
-            "CPU on its CPU by name. The book's claims were also run "
+            "Every build runs the book's pages on the machine that builds it; the pages about "
+            "the CPU choose its CPU explicitly. The book's claims were also run "
             f"on {named}: {{doc}}`claims-matrix` shows the result, and a note beside a claim "
             "says where that backend did otherwise."
         )
@@ -68,9 +68,10 @@ class RunsOnCpu(SphinxDirective):
     def run(self):
         why = " ".join(self.content).strip()
         text = (
-            f"{why} Its cells run on the CPU by name (its setup cell sets "
-            f"`{PIN_CPU}`), so a machine whose default device is a GPU shows the same. What "
-            "a recorded GPU run did with each claim is in {doc}`claims-matrix`."
+            f"{why} So this page's code runs on the CPU even where the default device is a "
+            f"GPU: its setup cell calls `{PIN_CPU}`, which makes the CPU JAX's default device "
+            "(delete that line to see what a GPU does instead). What a recorded GPU run did "
+            "with each claim is in {doc}`claims-matrix`."
         )
         box = nodes.container(classes=["runs-on-cpu"])
         box += self.parse_text_to_nodes(text.strip())

@@ -191,9 +191,9 @@ def installed_versions() -> dict[str, str]:
     import jax  # noqa: PLC0415
     import jaxlib  # noqa: PLC0415
 
-    device = jax.config.jax_default_device or jax.devices()[0]  # a page may pin the CPU
-    if isinstance(device, str):
-        device = jax.devices(device)[0]
+    from chapter2.environment import default_device  # noqa: PLC0415
+
+    device = default_device()
     return {
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,

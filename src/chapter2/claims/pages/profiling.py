@@ -10,6 +10,7 @@ import jax.numpy as jnp
 
 from chapter2.claims.backends import CPU_THREADS, YNN
 from chapter2.claims.registry import Observation, claim
+from chapter2.environment import default_device
 from chapter2.hlo import compiled_text, entry_computation, instruction_names, kernels
 from chapter2.pprof import buffer_bytes, read_profile
 from chapter2.traces import generic_name, read_trace, trace_files
@@ -197,11 +198,12 @@ def _memory_profile() -> Observation:
     protobuf whose samples are the live buffers by the call stack that allocated them: a new
     4000 x 4000 float32 array adds 64,000,000 bytes of buffers, in a sample whose stack holds
     the function that made it."""
-    before = read_profile(jax.profiler.device_memory_profile())
+    backend = default_device().platform  # the profile is of a backend, not of a device
+    before = read_profile(jax.profiler.device_memory_profile(backend=backend))
     big = _make_big().block_until_ready()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "memory.prof"
-        jax.profiler.save_device_memory_profile(str(path))
+        jax.profiler.save_device_memory_profile(str(path), backend=backend)
         written = path.read_bytes()
     del big
     gzipped = written[:2] == b"\x1f\x8b"
