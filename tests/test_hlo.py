@@ -191,3 +191,16 @@ def test_text_helpers_pass_jit_options_through():
     assert input_output_alias(compiled_text(double, x, donate_argnums=0)) is not None
     assert "%arg1" not in lowered_text(ignores_u, x, x)  # an unused input is dropped ...
     assert "%arg1" in lowered_text(ignores_u, x, x, keep_unused=True)  # ... unless kept
+
+
+def test_a_format_the_helpers_did_not_expect_is_named_not_crashed_on():
+    """A check reading another backend's HLO says what it could not find."""
+    body = fused_body(OPTIMIZED)
+    with pytest.raises(LookupError, match="no ENTRY computation"):
+        entry_computation(body)
+    with pytest.raises(LookupError, match="calls no computation"):
+        called_computation("%x = f32[2]{0} negate(%y)")
+    with pytest.raises(LookupError, match="no dot of two operands"):
+        dot_operands(OPTIMIZED)
+    with pytest.raises(LookupError, match="no entry_computation_layout"):
+        entry_layout(body)

@@ -69,7 +69,11 @@ def instruction_names(text: str) -> set[str]:
 
 def called_computation(instruction: str) -> str:
     """The computation an instruction calls, from its `calls=%name`."""
-    return re.search(r"calls=%([\w.\-]+)", instruction).group(1)
+    found = re.search(r"calls=%([\w.\-]+)", instruction)
+    if found is None:
+        msg = f"this instruction calls no computation: {instruction.strip()[:80]}"
+        raise LookupError(msg)
+    return found.group(1)
 
 
 def has_op(text: str, opcode: str) -> bool:
@@ -79,6 +83,9 @@ def has_op(text: str, opcode: str) -> bool:
 
 def entry_computation(text: str) -> str:
     """The ENTRY computation of (cleaned) HLO text, from its header to its closing brace."""
+    if "\nENTRY" not in text:
+        msg = "this HLO has no ENTRY computation"
+        raise LookupError(msg)
     start = text.index("\nENTRY") + 1
     return text[start : text.index("\n}", start) + 2]
 
@@ -135,12 +142,18 @@ def dot_operands(text: str) -> tuple[str, str]:
     """What feeds the first dot of the text: the opcodes of its two operands."""
     defined = dict(_INSTRUCTION.findall(text))
     operand = r"(?:\S+ )?%([\w.\-]+)"  # older HLO writes each operand's shape before it
-    lhs, rhs = re.search(rf" dot\({operand}, {operand}\)", text).groups()
-    return defined[lhs], defined[rhs]
+    found = re.search(rf" dot\({operand}, {operand}\)", text)
+    if found is None:
+        msg = "this HLO has no dot of two operands"
+        raise LookupError(msg)
+    return defined[found[1]], defined[found[2]]
 
 
 def entry_layout(text: str) -> str:
     """The `entry_computation_layout` of optimized HLO: parameter and result shapes with layouts."""
+    if "entry_computation_layout={" not in text:
+        msg = "this HLO has no entry_computation_layout"
+        raise LookupError(msg)
     start = text.index("entry_computation_layout={") + len("entry_computation_layout={")
     depth = 1
     for end in range(start, len(text)):
