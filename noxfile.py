@@ -225,6 +225,24 @@ def _drift_build(
     return installed, build / "html", changed or bool(found["modules_not_loaded"])
 
 
+@nox.session(python=PYTHON or False)
+def standin_gpu(session: nox.Session) -> None:
+    """Build the whole book as a machine whose default device is a GPU reads it: every page
+    kernel starts with tools/stand_in_gpu.py (an IPython startup file), into its own folder
+    and cache (BUILD/standin-gpu). The computations stay on the CPU."""
+    _install(session, "baseline,docs")
+    build = BUILD / "standin-gpu"
+    startup = build / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "tools" / "stand_in_gpu.py", startup / "00-stand-in-gpu.py")
+    env = {"BOOK_BUILD_DIR": str(build), "IPYTHONDIR": str(build / "ipython")}
+    try:
+        session.run("python", "-m", "book.build", "docs", str(build / "html"), env=env)
+    except nox.command.CommandFailed:
+        session.error("the book did not build with a stand-in GPU: the problems are listed above")
+    session.log(f"Open {build / 'html' / 'index.html'} in a browser.")
+
+
 @nox.session(python=False)
 def drift(session: nox.Session) -> None:
     """Check every claim and build the book under another JAX, then report what changed.

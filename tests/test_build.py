@@ -163,6 +163,27 @@ def test_a_cell_that_fails_before_the_check_still_names_the_drifted_claim(tmp_pa
     assert "this cell failed with TypeError: list indices must be integers" in tail
 
 
+def test_a_book_built_where_the_default_device_is_a_gpu_reports_cpu_facts_or_pins_the_cpu(
+    tmp_path,
+):
+    """Every kernel starts with tools/stand_in_gpu.py (as `nox -s standin_gpu` builds the
+    book): a fact of the CPU alone is reported, not failed, on a page that runs on the default
+    device, and checked on a page that pins the CPU."""
+    startup = tmp_path / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    shutil.copy(ROOT / "tools" / "stand_in_gpu.py", startup / "00-stand-in-gpu.py")
+    fact = 'from chapter2.claims import verify\nverify("cpu-async-dispatch-default")'
+    pin = 'import jax\njax.config.update("jax_default_device", jax.devices("cpu")[0])'
+    docs = make_book(tmp_path, {"anywhere": [fact], "about-the-cpu": [pin, fact]})
+    result = build(docs, IPYTHONDIR=str(tmp_path / "ipython"))
+    assert result.returncode == 0, last_lines(result, 40)
+    anywhere = (docs / "_build" / "html" / "anywhere.html").read_text()
+    assert "○ a fact of the CPU, not checked on GPU" in anywhere
+    about_the_cpu = (docs / "_build" / "html" / "about-the-cpu.html").read_text()
+    assert "✓ checked on JAX" in about_the_cpu
+    assert "not checked on GPU" not in about_the_cpu
+
+
 def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     log = tmp_path / "executions.log"
     engine = tmp_path / "src" / "chapter2"

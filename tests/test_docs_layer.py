@@ -65,6 +65,17 @@ def test_a_check_with_nothing_to_check_gives_its_reason():
     assert "no YNN fusion" in text
 
 
+def test_a_fact_of_another_backend_says_so_in_its_mark():
+    """Built where the default device is a GPU, a fact of the CPU alone is not checked: the
+    mark says why, not that this JAX could not check it."""
+    elsewhere = {**VERDICT, "status": "cannot check", "expected": None, "observed": None}
+    elsewhere |= {"only_on": ["cpu", "why"], "platform": "gpu", "evidence": "a fact of the CPU"}
+    text = verdicts.verdict_markdown(elsewhere, boxed=False)
+    assert text.startswith("````{dropdown} ○ a fact of the CPU, not checked on GPU\n")
+    at_home = verdicts.verdict_markdown({**elsewhere, "platform": "cpu"}, boxed=False)
+    assert at_home.startswith("````{dropdown} ○ cannot be checked on JAX 0.12.0.1\n")
+
+
 def test_values_read_as_words():
     assert verdicts.words([True, False, None, [1, "a"]]) == "[yes, no, none, [1, a]]"
     assert verdicts.words({"x": 1.5}) == "{x: 1.5}"

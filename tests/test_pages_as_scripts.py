@@ -1,10 +1,11 @@
 """Every page's code runs to the end as a plain script outside Jupyter, on the CPU named
 explicitly (JAX_PLATFORMS=cpu), as it would on a machine whose default device is a GPU: a
-stand-in GPU is the first device `jax.devices()` lists, the one the claims take for the
-machine's default. The computations run on the CPU, so this cannot show what a GPU computes
-(data/backends/ holds a real run); it shows that the book is written for one: a page about
-the CPU (`{runs-on-cpu}`) pins the CPU and checks its claims there, every other page's
-claims are judged as the GPU's, a fact of the CPU alone is reported there, and no page stops.
+stand-in GPU (tools/stand_in_gpu.py) is the first device `jax.devices()` lists, the one the
+claims take for the machine's default. The computations run on the CPU, so this cannot show
+what a GPU computes (data/backends/ holds a real run); it shows that the book is written for
+one: a page about the CPU (`{runs-on-cpu}`) pins the CPU and its verdicts are the CPU's,
+every other page's claims are judged as the GPU's, a fact of the CPU alone is reported
+there, and no page stops.
 """
 
 import json
@@ -12,18 +13,16 @@ import json
 import build_benchmark  # tools/ is on pytest's pythonpath (pyproject.toml)
 import pytest
 from book.backends import PIN_CPU
-from conftest import DOCS, NOTEBOOK_PAGES
+from conftest import DOCS, NOTEBOOK_PAGES, ROOT
 
 pytestmark = pytest.mark.slow
+STAND_IN_GPU = ROOT / "tools" / "stand_in_gpu.py"
 
-STAND_IN_GPU = """
-import atexit, json, jax, chapter2.claims as _claims
+# After tools/stand_in_gpu.py, every verdict is written down with the platform it was judged on.
+RECORD_VERDICTS = """
+import atexit, json, chapter2.claims as _claims
 
-class _StandInGpu:
-    platform, device_kind, id = "gpu", "stand-in GPU", 0
-
-_devices, _run_check, _seen = jax.devices, _claims.run_check, []
-jax.devices = lambda backend=None: _devices(backend) if backend else [_StandInGpu(), *_devices()]
+_run_check, _seen = _claims.run_check, []
 
 def _recorded(entry):
     verdict = _run_check(entry)
@@ -39,7 +38,7 @@ atexit.register(lambda: open({out!r}, "w").write(json.dumps(_seen)))
 def test_a_page_runs_to_the_end_as_a_script_with_a_gpu_as_default_device(page, tmp_path):
     source = DOCS / f"{page}.md"
     seen = tmp_path / "verdicts.json"
-    prelude = STAND_IN_GPU.format(out=str(seen))
+    prelude = STAND_IN_GPU.read_text() + RECORD_VERDICTS.format(out=str(seen))
     done = build_benchmark.run_as_script(source, tmp_path, prelude, JAX_PLATFORMS="cpu")
     assert done.returncode == 0, f"{page}: {done.stderr[-2000:]}"
 

@@ -96,7 +96,11 @@ def panel(data: dict) -> str:
 
 
 def mark_title(data: dict) -> str:
-    return f"{SYMBOL[Status(data['status'])]} " + MARK_TEXT[data["status"]].format(jax=data["jax"])
+    symbol = SYMBOL[Status(data["status"])]
+    home, there = (data.get("only_on") or [None])[0], data.get("platform")
+    if data["status"] == "cannot check" and home and there and home != there:
+        return f"{symbol} a fact of the {home.upper()}, not checked on {there.upper()}"
+    return f"{symbol} " + MARK_TEXT[data["status"]].format(jax=data["jax"])
 
 
 def verdict_markdown(data: dict, boxed: bool) -> str:
