@@ -236,6 +236,7 @@ def standin_gpu(session: nox.Session) -> None:
     startup.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "tools" / "stand_in_gpu.py", startup / "00-stand-in-gpu.py")
     env = {"BOOK_BUILD_DIR": str(build), "IPYTHONDIR": str(build / "ipython")}
+    env["JAX_PLATFORMS"] = "cpu"  # as tests/test_pages_as_scripts.py runs each page
     try:
         session.run("python", "-m", "book.build", "docs", str(build / "html"), env=env)
     except nox.command.CommandFailed:

@@ -47,6 +47,11 @@ def test_a_prepared_folder_records_claims_and_pages_where_only_jax_is_installed(
     assert pages["broken"]["last"] == "ZeroDivisionError: division by zero"
     assert "2 of 3 pages ran to the end" in record["made"]
 
+    with pytest.raises(SystemExit, match="is not empty"):
+        record_backend.run(work, out)  # a record is never mixed with an older one
+    with pytest.raises(SystemExit, match="no such page: no-such-page"):
+        record_backend.prepare(tmp_path / "other", ["jaxprs", "no-such-page"])
+
     [run] = recorded_runs(out.parent)
     home = {i for i, c in claims().items() if c.page == "jaxprs"}
     assert set(run["by_id"]) == home

@@ -9,10 +9,11 @@
 `myst_nb.glue` prints what it would glue, `IPython.display.Markdown` is a string) and this
 file. `run` records, into OUT: the claims as `python -m chapter2.claims --json` judges them
 there (`claims.json`, and the CLI's output in `claims.log`), every page script run to its
-end or its first error on the machine's default device (`pages.json`, with the last line
-each printed, and `pages.log`), and `run.json` (device, platform, versions, date, commit),
-which is what `chapter2.claims.backends` reads from `data/backends/<device>-jax-<version>/`.
-A stand-in is used only where the real module is missing.
+end or its first error on the machine's default device (a page about the CPU on its CPU:
+`pages.json`, with the last line each printed, and `pages.log`), and `run.json` (device,
+platform, versions, date, commit), which is what `chapter2.claims.backends` reads from
+`data/backends/<device>-jax-<version>/`. A stand-in is used only where the real module is
+missing; no process takes GPU memory ahead (XLA_PYTHON_CLIENT_PREALLOCATE=false).
 """
 
 import argparse
@@ -59,10 +60,15 @@ def prepare(work: Path, pages: list[str] | None = None) -> None:
     )
     (work / "commit").write_text(commit.stdout.strip() or "unknown")
     (work / "pages").mkdir()
-    for page in sorted((ROOT / "docs").glob("*.md")):
+    sources = {p.stem: p for p in sorted((ROOT / "docs").glob("*.md"))}
+    unknown = sorted(set(pages or []) - set(sources))
+    if unknown:
+        msg = f"no such page: {', '.join(unknown)}"
+        raise SystemExit(msg)
+    for name, page in sources.items():
         cells = code_cells(page.read_text())
-        if cells and (pages is None or page.stem in pages):
-            (work / "pages" / f"{page.stem}.py").write_text("\n\n".join(cells) + "\n")
+        if cells and (pages is None or name in pages):
+            (work / "pages" / f"{name}.py").write_text("\n\n".join(cells) + "\n")
     for module, text in SHIMS.items():
         path = work / "shim" / Path(*module.split(".")) / "__init__.py"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -71,8 +77,9 @@ def prepare(work: Path, pages: list[str] | None = None) -> None:
 
 
 def environment(work: Path) -> dict[str, str]:
-    """The environment of a page or the claims CLI: the package, and a stand-in for each
-    notebook module this interpreter lacks."""
+    """The environment of a page or the claims CLI: the package, a stand-in for each
+    notebook module this interpreter lacks, and no GPU memory taken ahead (each page and
+    each probe it starts is a process of its own)."""
     shims = work / "shims-used"
     shutil.rmtree(shims, ignore_errors=True)
     shims.mkdir()
@@ -80,7 +87,12 @@ def environment(work: Path) -> dict[str, str]:
         if importlib.util.find_spec(top) is None:
             shutil.copytree(work / "shim" / top, shims / top)
     paths = [str(work / "src"), str(shims), os.environ.get("PYTHONPATH", "")]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p), "MPLBACKEND": "Agg"}
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in paths if p),
+        "MPLBACKEND": "Agg",
+        "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
+    }
 
 
 def run_pages(work: Path, out: Path, env: dict[str, str], timeout: float) -> list[dict]:
@@ -121,18 +133,32 @@ def run_pages(work: Path, out: Path, env: dict[str, str], timeout: float) -> lis
 
 def run(work: Path, out: Path, claims_page: str | None = None, timeout: float = 300) -> dict:
     """Record claims and pages into OUT; return run.json's data."""
+    if not (work / "src" / "chapter2").is_dir():
+        msg = f"{work} is not a folder made by `prepare`: run the copy of this file there"
+        raise SystemExit(msg)
+    if out.exists() and any(out.iterdir()):
+        msg = f"{out} is not empty: run writes a new record"
+        raise SystemExit(msg)
     out.mkdir(parents=True, exist_ok=True)
     env = environment(work)
     command = [sys.executable, "-m", "chapter2.claims", "--json", str(out / "claims.json")]
     if claims_page:
         command += ["--page", claims_page]
-    claims = subprocess.run(
-        command, env=env, capture_output=True, text=True, timeout=1800, check=False
-    )
-    (out / "claims.log").write_text(claims.stdout + claims.stderr)
+    try:
+        claims = subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=1800, check=False
+        )
+        said, code = claims.stdout + claims.stderr, claims.returncode
+    except subprocess.TimeoutExpired as stopped:
+        parts = (stopped.output, stopped.stderr)  # bytes, whatever text= said
+        said = "".join(
+            s.decode(errors="replace") if isinstance(s, bytes) else s or "" for s in parts
+        )
+        code = "none: stopped after 1800 s"
+    (out / "claims.log").write_text(said)
     if not (out / "claims.json").exists():
-        msg = f"the claims CLI wrote nothing (exit {claims.returncode}):\n{claims.stderr[-2000:]}"
-        raise RuntimeError(msg)
+        msg = f"the claims CLI wrote nothing (exit {code}); its output is in {out / 'claims.log'}"
+        raise SystemExit(msg)
     pages = run_pages(work, out, env, timeout)
     (out / "pages.json").write_text(json.dumps(pages, indent=1) + "\n")
     about = json.loads(

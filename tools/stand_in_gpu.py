@@ -2,10 +2,10 @@
 
 Run before a page's code (the tests prepend it to a page run as a script; `nox -s
 standin_gpu` makes it an IPython startup file of every page kernel), it makes
-`jax.devices()` list a GPU first: the device the claims take for the machine's default when
-a page has not pinned one. The computations still run on the CPU: it shows how the book
-reads where the default device is a GPU (which claims are judged as the GPU's, which pages
-pin the CPU), never what a GPU computes.
+`jax.devices()` list a GPU first (the device the claims take for the machine's default when
+a page has not pinned one) and `jax.default_backend()` say "gpu". The computations still
+run on the CPU: it shows how the book reads where the default device is a GPU (which claims
+are judged as the GPU's, which pages pin the CPU), never what a GPU computes.
 """
 
 import jax
@@ -28,3 +28,4 @@ def _with_stand_in(backend=None):
 
 
 jax.devices = _with_stand_in
+jax.default_backend = lambda: "gpu"

@@ -68,10 +68,10 @@ class RunsOnCpu(SphinxDirective):
     def run(self):
         why = " ".join(self.content).strip()
         text = (
-            f"{why} So this page's code runs on the CPU even where the default device is a "
-            f"GPU: its setup cell calls `{PIN_CPU}`, which makes the CPU JAX's default device "
-            "(delete that line to see what a GPU does instead). What a recorded GPU run did "
-            "with each claim is in {doc}`claims-matrix`."
+            f"{why} So its code runs on the CPU even where the default device is a GPU: the "
+            f"setup cell calls `{PIN_CPU}` (delete it to see what a GPU does), and processes "
+            "the page starts get `JAX_PLATFORMS=cpu`. {doc}`claims-matrix` shows what a "
+            "recorded GPU run did with each claim."
         )
         box = nodes.container(classes=["runs-on-cpu"])
         box += self.parse_text_to_nodes(text.strip())

@@ -76,7 +76,8 @@ def findings(data: dict) -> str:
         return escape(data["evidence"]) + "\n"
     described = "the book describes" if data["kind"] == "observed" else "the book expects"
     lines = []
-    for name in {**data["observed"], **data["expected"]}:
+    # the check's order does not survive the execution cache (it sorts keys): sort them here
+    for name in [*sorted(data["expected"]), *sorted(set(data["observed"]) - set(data["expected"]))]:
         seen = data["observed"].get(name, "(not observed)")
         line = f"- {escape(name)}: {escape(words(seen))}"
         if name in data["expected"]:
@@ -331,11 +332,13 @@ def fill_pages(app, doctree, docname) -> None:
             recorded = ", ".join(sorted({r["recorded"] for r in matrix["releases"]}))
             legend = nodes.paragraph(
                 text=f"Recorded {recorded}. {LEGEND} The column marked this build is this "
-                "build's own verdict. A column after it is a run recorded on another backend "
-                "(its date in the heading), judged by each claim as it is now: ✓ the claim "
-                "holds there, or the backend did what the claim expects of it; ○ a fact of "
-                "the CPU, or a check that reads the CPU's output, which does not apply there; "
-                "· not recorded there, or recorded with an earlier form of the check."
+                "build's own verdict (there ○ is also a fact of the CPU where this build's "
+                "default device is not the CPU). A column after it is a run recorded on "
+                "another backend (its date in the heading), judged by each claim as it is "
+                "now: ✓ the claim holds there, or the backend did what the claim expects of "
+                "it; ○ a fact of the CPU, or a check that reads the CPU's output, which does "
+                "not apply there; · not recorded there, or recorded with an earlier form of "
+                "the check."
             )
             node.replace_self([legend, _matrix_table(app, docname, matrix, home)])
 
