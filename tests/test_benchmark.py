@@ -59,17 +59,38 @@ def test_the_test_suite_row_counts_tests_against_its_target():
     assert f"{row} at most 60 s: **missed** |" in build_benchmark.markdown(report)
 
 
-@pytest.mark.parametrize(("body", "passed"), [("assert True", 1), ("assert False", None)])
-def test_the_test_suite_is_timed_only_when_it_passes(tmp_path, body, passed):
-    (tmp_path / "test_one.py").write_text(f"def test_one():\n    {body}\n")
+@pytest.mark.parametrize(("body", "passed", "failed"), [("True", 1, False), ("False", 0, True)])
+def test_the_test_suite_is_timed_passing_or_failing(tmp_path, body, passed, failed):
+    (tmp_path / "test_one.py").write_text(f"def test_one():\n    assert {body}\n")
     command = f"{sys.executable} -m pytest {tmp_path / 'test_one.py'}"
-    if passed is None:
-        with pytest.raises(RuntimeError, match="1 failed"):
-            build_benchmark.run_tests(command, tmp_path)
-    else:
-        _seconds, count, busy = build_benchmark.run_tests(command, tmp_path)
-        assert count == passed
-        assert 0 < busy <= 1
+    run = build_benchmark.run_tests(command, tmp_path)
+    assert (run.passed, run.failed) == (passed, failed)
+    assert ("1 failed" in run.summary) == failed
+    assert run.seconds > 0
+    assert 0 < run.busy <= 1
+
+
+def test_a_failing_test_suite_keeps_the_build_times_and_fails_the_benchmark(
+    tmp_path, monkeypatch, capsys
+):
+    runs = RECORDED["runs"].items()
+    builds = {name: (r["seconds"], r["executed"]) for name, r in runs if "executed" in r}
+    failing = build_benchmark.TestRun(99.0, "1 failed, 625 passed in 99.00s", 1, 0.8, "E boom")
+    monkeypatch.setattr(build_benchmark, "measure", lambda jobs, pytest: (builds, failing))
+    out = tmp_path / "build.json"
+    status = build_benchmark.main(
+        ["--jobs", str(RECORDED["jobs"]), "--pytest", "x", "--out", str(out)]
+    )
+    printed = capsys.readouterr().out
+    assert status == 1
+    assert "pytest failed (1 failed, 625 passed in 99.00s)" in printed
+    assert printed.index("| (b) clean build, -j 1 |") < printed.index("pytest failed")
+    report = json.loads(out.read_text())
+    assert report["runs"][build_benchmark.SERIAL]["seconds"] == builds[build_benchmark.SERIAL][0]
+    tests_row = report["runs"][build_benchmark.TESTS]
+    assert tests_row["failed"] == "1 failed, 625 passed in 99.00s"
+    assert not tests_row["met"]
+    assert "| no page (pytest failed: 1 failed, 625 passed in 99.00s) |" in printed
 
 
 def test_cpu_per_test_ranks_the_costly_test_first(tmp_path):

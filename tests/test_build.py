@@ -282,7 +282,7 @@ def test_a_build_under_another_build_dir_keeps_the_first_cache(tmp_path):
 
 
 def test_parallel_clean_builds_leave_a_sound_cache(tmp_path):
-    from jupyter_cache import get_cache
+    from book.cache import opened
 
     pages = {f"p{i}": [f"print({i} * {i})"] for i in range(4)}
     for attempt in range(5):
@@ -290,7 +290,8 @@ def test_parallel_clean_builds_leave_a_sound_cache(tmp_path):
         result = build(docs, jobs=2)
         assert result.returncode == 0, result.stdout
         (cache,) = (docs / "_build" / ".jupyter_cache").iterdir()
-        assert len(get_cache(str(cache)).list_cache_records()) == len(pages)
+        with opened(cache) as records:
+            assert len(records.list_cache_records()) == len(pages)
 
 
 NEW_PAGE = """# Checked sums

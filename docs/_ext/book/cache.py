@@ -4,16 +4,33 @@ What each page imports from the engine is folded into that page's own cache key 
 (book.dependencies), so an engine change re-executes only the pages that use it.
 """
 
+import contextlib
 import fcntl
 import functools
 import hashlib
 import shutil
 import sys
+from collections.abc import Iterator
 from importlib.metadata import version
 from pathlib import Path
 
 from jupyter_cache import get_cache
 from jupyter_cache.cache.main import JupyterCacheBase
+
+
+@contextlib.contextmanager
+def opened(folder: Path | str) -> Iterator[JupyterCacheBase]:
+    """jupyter-cache's cache in `folder`, its database closed on leaving the block.
+
+    `get_cache` opens an SQLAlchemy engine whose pooled connections nothing closes; the
+    garbage collector closes them later, wherever it runs, and Python 3.13 warns then
+    (ResourceWarning). `Engine.dispose()` closes them here.
+    """
+    cache = get_cache(str(folder))
+    try:
+        yield cache
+    finally:
+        cache.db.dispose()
 
 
 def fingerprint() -> str:
@@ -37,7 +54,8 @@ def cache_folder(caches: Path) -> Path:
             shutil.rmtree(stale, ignore_errors=True)
     # Create the cache and its database now, before `sphinx-build -j` forks its workers:
     # workers that create it themselves race ("table settings already exists").
-    get_cache(str(current)).list_cache_records()
+    with opened(current) as cache:
+        cache.list_cache_records()
     serialize_writes(current / "write.lock")
     return current
 

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 import nbformat
-from jupyter_cache import get_cache
+
+from book.cache import opened
 
 WHEELS = "_wheels"
 SETUP = """\
@@ -68,8 +69,10 @@ def executed_notebook(app, docname: str) -> nbformat.NotebookNode | None:
     if not written.exists():
         return None
     notebook = nbformat.read(written, as_version=4)
-    cache = get_cache(app.config.nb_execution_cache_path)
-    with contextlib.suppress(KeyError):  # not cached: the page failed; the build reports it
+    with (
+        opened(app.config.nb_execution_cache_path) as cache,
+        contextlib.suppress(KeyError),  # not cached: the page failed; the build reports it
+    ):
         _, notebook = cache.merge_match_into_notebook(notebook)
     return notebook
 
@@ -78,16 +81,16 @@ def uncached(app, env, added, changed, removed) -> list[str]:
     """`env-get-outdated`: a page whose executed outputs are gone from the cache (a cache
     folder deleted, or a new one for another JAX) is read, and so executed, again; otherwise
     it would keep its HTML but publish a notebook without outputs."""
-    cache = get_cache(app.config.nb_execution_cache_path)
     stale = []
-    for docname in sorted(env.found_docs - added - changed - removed):
-        written = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
-        if not written.exists():
-            continue
-        try:
-            cache.match_cache_notebook(nbformat.read(written, as_version=4))
-        except KeyError:
-            stale.append(docname)
+    with opened(app.config.nb_execution_cache_path) as cache:
+        for docname in sorted(env.found_docs - added - changed - removed):
+            written = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
+            if not written.exists():
+                continue
+            try:
+                cache.match_cache_notebook(nbformat.read(written, as_version=4))
+            except KeyError:
+                stale.append(docname)
     return stale
 
 
