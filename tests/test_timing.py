@@ -1,8 +1,10 @@
 import time
+from types import SimpleNamespace
 
 import jax.numpy as jnp
 import pytest
 
+from chapter2 import timing
 from chapter2.timing import (
     WARM_UP,
     BenchResult,
@@ -82,10 +84,28 @@ def test_a_comparison_displays_its_numbers_for_the_book():
     )
 
 
-def test_calls_timed_together_take_turns():
+def test_calls_timed_together_take_turns_each_settled_by_an_untimed_run():
     order = []
     timed = bench_together(
         {"a": (lambda: order.append("a"), ()), "b": (lambda: order.append("b"), ())}, n=3
     )
-    assert order[-6:] == ["a", "b"] * 3  # the timed rounds alternate
+    assert order[-12:] == ["a", "a", "b", "b"] * 3  # the rounds alternate, each call twice
     assert [r.n for r in timed.values()] == [3, 3]
+
+
+def test_a_cheap_call_beside_a_costly_one_reads_its_own_time(monkeypatch):
+    """A call that runs right after another one pays for what that one disturbed (here 100
+    units on a fake clock): the time recorded is the call's own, 1 and 50."""
+    clock, last = [0.0], [None]
+    monkeypatch.setattr(timing, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+
+    def call(name, cost):
+        def run():
+            clock[0] += cost + (100 if last[0] not in (None, name) else 0)
+            last[0] = name
+
+        return run, ()
+
+    timed = bench_together({"cheap": call("cheap", 1), "costly": call("costly", 50)}, n=5)
+    assert (timed["cheap"].median, timed["costly"].median) == (1, 50)
+    assert (timed["cheap"].high, timed["costly"].high) == (1, 50)
