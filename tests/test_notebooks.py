@@ -23,12 +23,12 @@ from conftest import HTML
 pytestmark = pytest.mark.slow
 
 ANSWERS = {  # the exercise whose answer cell a reference solution fills, by its first line
-    "# ✍️ Your answer: define primitive_histogram": (
+    "# Your answer: define primitive_histogram": (
         "from chapter2.solutions import primitive_histogram"
     ),
-    "# ✍️ Your answer: predicted_compiles": "from chapter2.solutions import predicted_compiles",
-    "# ✍️ Your answer: define fusion_report": "from chapter2.solutions import fusion_report, h2",
-    "# ✍️ Your answer: define safe_pairwise_distance": (
+    "# Your answer: predicted_compiles": "from chapter2.solutions import predicted_compiles",
+    "# Your answer: define fusion_report": "from chapter2.solutions import fusion_report, h2",
+    "# Your answer: define safe_pairwise_distance": (
         "from chapter2.solutions import safe_pairwise_distance"
     ),
 }
@@ -129,11 +129,11 @@ def test_downloaded_notebooks_run_on_a_readers_machine(site, reader_python, tmp_
     checks = [
         "".join(o.get("text", "") or o.get("data", {}).get("text/plain", ""))
         for cell in done.cells
-        if cell.source.startswith("# 🧪 Self-check")
+        if cell.source.startswith("# Self-check")
         for o in cell.get("outputs", [])
     ]
     assert len(checks) == len(ANSWERS)
-    assert all(check.startswith("✅") for check in checks), checks
+    assert all(", passed: " in check for check in checks), checks
 
     chapter = run_notebook(reader_python, download(site, "jaxprs", tmp_path), site)
     assert errors(chapter) == []
