@@ -29,16 +29,22 @@ ALL = claims()
 
 
 @pytest.fixture
-def empty_registry(monkeypatch):
-    """A registry with no claims and no modules to load, for claims made up by a test."""
+def empty_registry(monkeypatch, tmp_path):
+    """A registry with no claims and no modules to load, for claims made up by a test, whose
+    statements lie on a page `demo` of their own."""
     monkeypatch.setattr(registry, "REGISTRY", {})
     monkeypatch.setattr(claims_package, "REGISTRY", registry.REGISTRY)
     monkeypatch.setattr(claims_package, "section_modules", list)
+    monkeypatch.setattr(registry, "DOCS", tmp_path)
     return registry.REGISTRY
 
 
 def made_up(claim_id, check, kind=Kind.ASSERTED, statement="JAX does x."):
-    return registry.claim(claim_id, statement, kind=kind, page="demo")(check)
+    """A claim of the page `demo`, which states it (under the registry's DOCS)."""
+    page = registry.DOCS / "demo.md"
+    said = page.read_text() if page.exists() else "# Demo\n\n"
+    page.write_text(f"{said}({registry.Claim(claim_id, 'demo', None).label})=\n{statement}\n\n")
+    return registry.claim(claim_id, kind=kind, page="demo")(check)
 
 
 # --- every claim of the book -----------------------------------------------------------------
@@ -62,10 +68,29 @@ def test_claim_holds_on_this_jax(claim_id):
     assert verdict.status in allowed, verdict.evidence
 
 
-def test_statements_read_as_sentences():
-    """A docstring wrapped after a hyphen would read "row- major" once its lines are joined."""
-    broken = {i: c.statement for i, c in ALL.items() if re.search(r"[a-z]- [a-z]", c.statement)}
-    assert broken == {}
+def test_every_statement_is_read_from_its_page_as_a_sentence():
+    said = {i: c.statement for i, c in ALL.items()}
+    assert [i for i, s in said.items() if not re.search(r"[.!?:)]$", s)] == []
+
+
+def test_what_a_claim_says_is_written_once_on_its_page_never_in_its_check():
+    """A check's docstring would be a second copy of the page's sentence, kept in step by
+    nobody: checks have none."""
+    assert [i for i, c in ALL.items() if c.check.__doc__] == []
+
+
+def test_a_statement_is_the_paragraph_or_the_warning_under_its_label(tmp_path, monkeypatch):
+    monkeypatch.setattr(registry, "DOCS", tmp_path)
+    (tmp_path / "p.md").write_text(
+        "# P\n\n(claim-a)=\nThe {doc}`fusion <fusion>` page shows\n`one` fusion, "
+        "{glue:text}`n` bytes.\n\nNext.\n\n"
+        "(claim-b)=\n:::{warning}\nNot *this*\n\nbut that.\n:::\nAfter.\n"
+    )
+    assert registry.page_statements("p") == {
+        "a": "The fusion page shows `one` fusion, [n] bytes.",
+        "b": "Not *this* but that.",
+    }
+    assert registry.page_statements("no-such-page") == {}
 
 
 def test_claims_modules_are_named_after_pages():

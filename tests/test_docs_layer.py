@@ -6,6 +6,8 @@ import pytest
 from book import cache, dependencies, failures, layer_hash, verdicts
 from conftest import DOCS, ROOT
 
+from chapter2.claims.registry import Status
+
 VERDICT = {
     "id": "demo",
     "section": "demo-page",
@@ -41,7 +43,7 @@ def test_escape_keeps_markup_characters_visible():
 def test_a_verdict_is_a_compact_mark_whose_panel_says_what_the_check_found():
     text = verdicts.verdict_markdown(VERDICT, boxed=False)
     assert text.startswith(
-        "````{dropdown} ≠ differs on this machine (JAX 0.12.0.1)\n"
+        "````{dropdown} ≠ not seen on the machine that built this page (JAX 0.12.0.1)\n"
         ":class-container: claim-mark claim-differs-here\n"
     )
     assert r"- files written: \[\<host\>.xplane.pb\] (as expected)" in text
@@ -81,10 +83,10 @@ def test_values_read_as_words():
     assert verdicts.words({"x": 1.5}) == "{x: 1.5}"
 
 
-@pytest.mark.parametrize("status", sorted(verdicts.STATUS_TEXT))
-def test_every_status_has_words_and_a_colour_class(status):
-    assert verdicts.STATUS_TEXT[status]
-    assert verdicts.MARK_TEXT[status]
+@pytest.mark.parametrize("status", list(Status))
+def test_every_status_has_a_symbol_words_and_a_colour_class(status):
+    assert status.symbol
+    assert "JAX 9.9" in status.words("9.9")
     assert verdicts.status_class(status) in (DOCS / "_static" / "book.css").read_text()
 
 
@@ -215,7 +217,7 @@ def test_pages_are_dealt_so_the_chunks_sphinx_makes_carry_even_work():
     assert chunks[2] == ["p10"]  # the lightest page runs last
 
 
-def test_the_helpers_page_shows_every_engine_module_the_pages_and_checks_use():
+def test_the_helpers_page_shows_or_links_every_engine_module_the_pages_and_checks_use():
     src = ROOT / "src"
     used = set()
     for page in (ROOT / "docs").glob("*.md"):
@@ -226,11 +228,12 @@ def test_the_helpers_page_shows_every_engine_module_the_pages_and_checks_use():
         for path in used
         if path.name != "__init__.py" and path.parent != pages
     }
-    shown = set(
-        re.findall(r"literalinclude\} \.\./src/(\S+)", (ROOT / "docs" / "helpers.md").read_text())
-    )
+    helpers = (ROOT / "docs" / "helpers.md").read_text()
+    shown = set(re.findall(r"(?:literalinclude\} |download\}`[^<`]*<)\.\./src/([^\s>`]+)", helpers))
     assert engine, "no engine module found"
-    assert engine <= shown, f"not on the helpers page: {sorted(engine - shown)}"
+    assert engine <= shown, (
+        f"neither shown nor linked on the helpers page: {sorted(engine - shown)}"
+    )
 
 
 def test_the_layer_hash_follows_the_layers_code(tmp_path):
@@ -245,3 +248,18 @@ def test_the_layer_hash_follows_the_layers_code(tmp_path):
     backends = layer / "backends.py"
     backends.write_text(backends.read_text() + "\n# an edit\n")
     assert layer_hash(layer) != before
+
+
+def test_a_backend_note_fills_in_what_the_run_recorded_and_names_it():
+    from book.backends import recorded_runs, with_recorded
+
+    [run] = recorded_runs(ROOT / "data" / "backends")
+    text = with_recorded(
+        "On an {{device}} with JAX {{jax}}, {{fusion-boundaries/softmax by hand|len}} fusion "
+        "({{fusion-boundaries/softmax by hand|join}}), v3 {{distances N=1000 M=1500 d=64/v3/"
+        "max_abs_err_highest|.2g}}.",
+        run,
+    )
+    assert text == "On an NVIDIA H200 with JAX 0.11.2, 1 fusion (kCustom), v3 2.1e-06."
+    with pytest.raises(KeyError):
+        with_recorded("{{no-such-check/value}}", run)

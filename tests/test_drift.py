@@ -141,12 +141,17 @@ def test_an_observed_claim_has_no_since_release():
     ]
     built = matrix.build_matrix(runs)
     assert built["claims"]["m"]["since"] is None
-    assert "| m | demo | machine | ≠ | = |" in matrix.to_markdown(built)
+    assert "| m | demo | machine | ≠ | ✓ |" in matrix.to_markdown(built)
 
 
 def test_the_drift_message_and_its_parser_agree():
     verdict = run_check(
-        Claim("made-up", "demo", "It is so.", lambda: Observation({"x": 1}, {"x": 2}))
+        Claim(
+            "made-up",
+            "demo",
+            lambda: Observation({"x": 1}, {"x": 2}),
+            recorded_statement="It is so.",
+        )
     )
     message = drift_message(verdict)
     assert claims_named(f"ClaimDrift: {message}\n{message}\nmore text") == ["made-up"]

@@ -70,3 +70,23 @@ def test_a_probe_runs_on_the_platform_its_caller_pinned(probes, monkeypatch):
     with jax.default_device(jax.devices("cpu")[0]):
         assert fresh.run_probe("platforms").strip() == "cpu"
     assert fresh.run_probe("platforms").strip() == "unset"
+
+
+def test_run_py_runs_a_snippet_in_a_fresh_interpreter_with_its_env():
+    out = fresh.run_py(
+        """
+        import os, sys
+        print(os.environ["GREETING"], sys.argv[1], os.getpid())
+        """,
+        "there",
+        env={"GREETING": "hello"},
+    )
+    greeting, arg, pid = out.split()
+    assert (greeting, arg) == ("hello", "there")
+    assert int(pid) != os.getpid()
+
+
+def test_run_py_reports_a_failing_snippet_with_its_stderr():
+    with pytest.raises(fresh.ProbeFailed, match="the snippet exited with 3") as err:
+        fresh.run_py("import sys\nprint('why', file=sys.stderr)\nsys.exit(3)")
+    assert "why" in str(err.value)

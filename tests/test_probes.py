@@ -6,9 +6,8 @@ from chapter2.cases import ynn
 from chapter2.fresh import run_probe
 
 
-def test_xla_dump_writes_before_and_after(tmp_path):
-    flags = f"--xla_dump_to={tmp_path} --xla_dump_hlo_as_text"
-    record = json.loads(run_probe("xla_dump", env={"XLA_FLAGS": flags}))
+def test_xla_dump_sets_the_flags_after_importing_jax_and_still_dumps(tmp_path):
+    record = json.loads(run_probe("xla_dump", str(tmp_path)))
     files = record["files"]
     assert any(f.endswith("jit_simple_computation.before_optimizations.txt") for f in files)
     assert any(f.endswith("jit_simple_computation.cpu_after_optimizations.txt") for f in files)
@@ -17,13 +16,6 @@ def test_xla_dump_writes_before_and_after(tmp_path):
     assert record["entry_after"].startswith("ENTRY")
     assert "kind=kLoop" in record["entry_after"]
     assert record["total_files"] >= len([f for f in files if not f.endswith("/")])
-
-
-def test_xla_dump_sets_the_flag_itself_from_argv(tmp_path):
-    env = {"XLA_FLAGS": ""}
-    record = json.loads(run_probe("xla_dump", str(tmp_path / "dump"), env=env))
-    assert (record["fusions_before"], record["fusions_after"]) == (0, 1)
-    assert any((tmp_path / "dump").glob("*jit_simple_computation.before_optimizations.txt"))
 
 
 def test_ynn_probe_default_settings():

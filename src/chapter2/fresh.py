@@ -1,15 +1,19 @@
-"""Running a probe of `chapter2.probes` in a fresh interpreter.
+"""Running Python in a fresh interpreter: a probe of `chapter2.probes`, or a snippet of yours.
 
 Some behaviour can only be shown in a new process: XLA reads the environment variable
-`XLA_FLAGS` once, at start-up, and a persistent cache proves itself only when a second
-process hits it. The probes are modules of the package, so `python -m chapter2.probes.<name>`
-finds them wherever the package is installed.
+`XLA_FLAGS` once, when JAX starts its backend, and a persistent cache proves itself only when
+a second process hits it. The probes are modules of the package, so
+`python -m chapter2.probes.<name>` finds them wherever the package is installed; `run_py`
+runs any snippet the same way.
 """
 
 import importlib.util
 import os
 import subprocess
 import sys
+import tempfile
+import textwrap
+from pathlib import Path
 
 from chapter2.quiet import LOCK_VARIABLE
 
@@ -30,21 +34,11 @@ def pinned_platform() -> dict[str, str]:
     return {"JAX_PLATFORMS": device if isinstance(device, str) else device.platform}
 
 
-def run_probe(
-    name: str, *args: str, env: dict[str, str] | None = None, timeout: float = 300
-) -> str:
-    """Run `python -m chapter2.probes.<name> args` with extra `env`; return its stdout.
-
-    It runs on the platform of the default device its caller pinned, if any. The probe never
-    takes the timing lock of a parallel build (it would wait for the cell that started it): a
-    cell that runs a timed probe holds it, `with chapter2.quiet.alone()`.
-    """
-    module = f"{PACKAGE}.{name}"
-    if importlib.util.find_spec(module) is None:
-        msg = f"no probe called {name!r} in {PACKAGE}"
-        raise ModuleNotFoundError(msg)
+def _run(command: list[str], label: str, env: dict[str, str] | None, timeout: float) -> str:
+    """Run `command` with extra `env`, on the platform its caller pinned; its stdout, or
+    ProbeFailed naming `label`, with its stderr."""
     proc = subprocess.run(
-        [sys.executable, "-m", module, *args],
+        command,
         capture_output=True,
         text=True,
         env={
@@ -56,6 +50,27 @@ def run_probe(
         check=False,
     )
     if proc.returncode != 0:
-        msg = f"{module} exited with {proc.returncode}:\n{proc.stderr.strip()}"
+        msg = f"{label} exited with {proc.returncode}:\n{proc.stderr.strip()}"
         raise ProbeFailed(msg)
     return proc.stdout
+
+
+def run_py(source: str, *args: str, env: dict[str, str] | None = None, timeout: float = 300) -> str:
+    """Run the Python `source` (dedented) in a fresh interpreter, with `args` and extra `env`
+    (`XLA_FLAGS`, say); return what it printed. A failure raises ProbeFailed with its stderr."""
+    with tempfile.TemporaryDirectory() as folder:
+        script = Path(folder) / "snippet.py"
+        script.write_text(textwrap.dedent(source))
+        return _run([sys.executable, str(script), *args], "the snippet", env, timeout)
+
+
+def run_probe(
+    name: str, *args: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> str:
+    """Run `python -m chapter2.probes.<name> args` with extra `env`; return its stdout. It
+    runs on the platform of the default device its caller pinned, if any."""
+    module = f"{PACKAGE}.{name}"
+    if importlib.util.find_spec(module) is None:
+        msg = f"no probe called {name!r} in {PACKAGE}"
+        raise ModuleNotFoundError(msg)
+    return _run([sys.executable, "-m", module, *args], module, env, timeout)

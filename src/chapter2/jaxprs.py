@@ -17,3 +17,13 @@ def walk_eqns(jaxpr, depth: int = 0) -> Iterator[tuple[int, object]]:
 def count_primitives(jaxpr) -> Counter:
     """How often each primitive occurs in `jaxpr`, sub-jaxprs included."""
     return Counter(eqn.primitive.name for _, eqn in walk_eqns(jaxpr))
+
+
+def function_name(eqn) -> str | None:
+    """The function behind a `jit` or `custom_jvp_call` equation, as the jaxpr printer names
+    it (a `custom_jvp_call` has no `name` parameter: its call_jaxpr's debug info has it)."""
+    if eqn.primitive.name == "jit":
+        return eqn.params["name"]
+    if eqn.primitive.name == "custom_jvp_call":
+        return eqn.params["call_jaxpr"].debug_info.func_name
+    return None

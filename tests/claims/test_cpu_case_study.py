@@ -4,6 +4,7 @@ import dataclasses
 
 from chapter2.cases import ynn
 from chapter2.claims import Status
+from chapter2.claims.pages import cpu_case_study as case_claims
 from claims.breaking import xla_options
 
 
@@ -22,8 +23,19 @@ def ynn_closure_result(offset):
     return breaker
 
 
+def flag_ignored(mp):
+    """A fresh process whose XLA ignores the flag that turns YNN fusion off."""
+    real = case_claims.run_probe
+
+    def run_probe(name, *args, env=None, **kwargs):
+        return real(name, *args, **kwargs)
+
+    mp.setattr(case_claims, "run_probe", run_probe)
+
+
 BREAKERS = {
     "cpu-ynn-fusion-closure-constant": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
+    "ynn-fusion-flag-off": flag_ignored,
 }
 FORCED = [
     ("ynn-closure-constant-wrong-result", ynn_closure_result(5.0), Status.AS_SPECIFIED, "True"),

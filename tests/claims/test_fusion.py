@@ -3,7 +3,7 @@
 import jax.numpy as jnp
 import numpy as np
 
-from claims.breaking import key_reuse_draws_afresh, xla_options
+from claims.breaking import barrier_that_does_nothing, key_reuse_draws_afresh, xla_options
 
 
 def eager_results_on_the_host(mp):
@@ -16,5 +16,6 @@ BREAKERS = {
     "same-key-identical-arrays": key_reuse_draws_afresh("uniform"),
     "fusion-bytes-accessed": xla_options(xla_disable_hlo_passes="fusion"),
     "eager-intermediates-device-arrays": eager_results_on_the_host,
-    "fusion-boundaries": xla_options(xla_disable_hlo_passes="fusion"),
+    "optimization-barrier-splits-fusion": barrier_that_does_nothing,
+    "softmax-kernel-boundary": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
 }

@@ -49,12 +49,6 @@ def dead_code_kept_when_lowering(mp):
     mp.setattr(jax, "jit", lambda f, **kw: real(f, **{**kw, "keep_unused": True}))
 
 
-def intermediate_materialized(mp):
-    """An XLA that materializes the broadcast intermediate before reducing it."""
-    real = jnp.sum
-    mp.setattr(jnp, "sum", lambda a, *args, **kw: real(lax.optimization_barrier(a), *args, **kw))
-
-
 BREAKERS = {
     "literal-printed-with-type": literals_without_type,
     "closed-jaxpr-merged": separate_closed_jaxpr,
@@ -64,5 +58,4 @@ BREAKERS = {
     "python-if-on-tracer": bool_raises_concretization_error,
     "cond-int32-false-first": cond_branches_true_first,
     "grad-jaxpr-dead-code": dead_code_kept_when_lowering,
-    "jaxpr-intermediate-not-materialized": intermediate_materialized,
 }

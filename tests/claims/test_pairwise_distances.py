@@ -3,7 +3,7 @@
 import jax.numpy as jnp
 
 from chapter2.cases import distances as dist
-from claims.breaking import key_reuse_draws_afresh, xla_options
+from claims.breaking import barrier_that_does_nothing, key_reuse_draws_afresh, xla_options
 
 
 def gram_computed_exactly(mp):
@@ -19,7 +19,8 @@ def sqrt_with_a_safe_gradient(mp):
 
 BREAKERS = {
     "same-key-prefix": key_reuse_draws_afresh("normal"),
-    "vmap-and-broadcast-compile-alike": xla_options(xla_disable_hlo_passes="fusion"),
+    "vmap-and-broadcast-compile-alike": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
+    "barrier-materializes-intermediate": barrier_that_does_nothing,
     "gram-one-dot-fewer-flops": xla_options(xla_disable_hlo_passes="transpose-folding"),
     "gram-epilogue-in-product-fusion": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
     "gram-cancellation-centring-shrinks": gram_computed_exactly,

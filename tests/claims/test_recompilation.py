@@ -2,6 +2,7 @@
 
 import contextlib
 import functools
+import json
 import tempfile
 
 import jax
@@ -62,6 +63,20 @@ def caches_not_shared(mp):
     mp.setattr(recompilation_claims, "run_probe", run_probe)
 
 
+def cache_follows_the_setting(mp):
+    """A JAX that caches every compilation, and in the folder set at the time (as if the folder
+    were read at each compilation, and the first one waited for it)."""
+    real = recompilation_claims.run_probe
+
+    def run_probe(name, *args, **kwargs):
+        found = json.loads(real(name, *args, **kwargs))
+        found["first folder"] = sorted(["before", "after_setting"])
+        found["second folder"] = sorted(["after_changing", "after_reset"])
+        return json.dumps(found)
+
+    mp.setattr(recompilation_claims, "run_probe", run_probe)
+
+
 BREAKERS = {
     "static-argnums-decorator-factory": static_argnums_ignored,
     "x32-weak-type-cache-keys": config_option("jax_enable_x64", True),
@@ -71,4 +86,5 @@ BREAKERS = {
     "explain-cache-misses": misses_unexplained,
     "persistent-cache-defaults": config_option("jax_persistent_cache_min_compile_time_secs", 0.0),
     "persistent-cache-across-processes": caches_not_shared,
+    "cache-folder-read-at-first-use": cache_follows_the_setting,
 }

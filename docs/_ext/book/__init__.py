@@ -15,6 +15,7 @@ from book import (
     balance,
     dependencies,
     failures,
+    glyphs,
     kernels,
     notebooks,
     numbering,
@@ -73,10 +74,9 @@ def setup(app):
     app.add_config_value("book_backends", "", "env", types=[str])
     app.add_directive("backend-note", backends.BackendNote)
     app.add_directive("backend-runs", backends.BackendRuns)
-    app.add_directive("runs-on-cpu", backends.RunsOnCpu)
-    app.add_node(backends.backend_note)
-    app.connect("doctree-resolved", backends.fill)
+    app.connect("doctree-read", backends.mark_runs_on_cpu)
     app.connect("doctree-resolved", site.banner)
     app.connect("doctree-resolved", site.drop_drift_tracebacks)
+    app.add_post_transform(glyphs.EmojiAsWords)
     app.add_css_file("book.css")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

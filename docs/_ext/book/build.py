@@ -4,7 +4,7 @@
     python -m book.build --autobuild SOURCE OUTDIR [sphinx-autobuild options ...]
 
 builds with the book's options (every cross-reference resolved, warnings as errors, going on
-past failures, pages executed in parallel, one per core: a later `-j 1` wins) and, when the
+past failures, one page executed at a time, so that no timing shares the machine) and, when the
 build fails, prints the problems it wrote to `failed-pages.txt` (see book.failures) as its
 last lines. `--autobuild` rebuilds live with sphinx-autobuild instead.
 """
@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-OPTIONS = ["-n", "-W", "--keep-going", "-b", "html", "-j", "auto"]
+OPTIONS = ["-n", "-W", "--keep-going", "-b", "html"]
 
 
 def command(source: Path | str, outdir: Path | str, *extra: str, autobuild=False) -> list[str]:

@@ -15,6 +15,7 @@ the page `drift-report` summarises every committed report (data/drift/jax-*/repo
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -122,6 +123,11 @@ class DriftReport(SphinxDirective):
             report = json.loads(path.read_text())
             lines = [f"## JAX {report['jax']}", "", _summary(report), ""]
             lines += [f"{n}. {cause_sentence(c)}" for n, c in enumerate(report["causes"], 1)]
+            lines += ["", *_unexplained(report), ""]
+            full = os.path.relpath(
+                path.parent / "report.md", Path(self.env.doc2path(self.env.docname)).parent
+            )
+            lines.append(f"{{download}}`The full report <{full}>`, with every cell and output.")
             found += self._parsed(lines)
             if report["jax"] in config.book_site_versions:  # the site holds that build
                 uri = f"../{folder(report['jax'])}/{REPORT_PAGE}.html"
@@ -140,6 +146,19 @@ class DriftReport(SphinxDirective):
         box = nodes.container()
         self.state.nested_parse(StringList(lines), self.content_offset, box, match_titles=True)
         return box.children
+
+
+def _unexplained(report: dict) -> list[str]:
+    """What no claim explains, listed apart: each failing cell and changed output by page."""
+    items = [("failing cell", c) for c in report["unexplained_cells"]]
+    items += [("changed output", c) for c in report.get("unexplained_outputs", [])]
+    if not items:
+        return ["No claim leaves a failing cell or a changed output unexplained."]
+    lines = ["Explained by no claim (read the prose around them):", ""]
+    for what, item in items:
+        first = item["cell"].strip().splitlines()[0]
+        lines.append(f"- a {what} of {{doc}}`{item['page']}`, the cell starting `{first}`")
+    return lines
 
 
 def _summary(report: dict) -> str:

@@ -20,31 +20,10 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from chapter2.claims.backends import claim_of, recorded_runs, status_there
-from chapter2.claims.matrix import LEGEND, SYMBOL, since_text
+from chapter2.claims.matrix import LEGEND, since_text
 from chapter2.claims.registry import VERDICT_MIME, Status
 
 logger = logging.getLogger(__name__)
-
-STATUS_TEXT = {
-    "holds": "holds",
-    "drifted": "DRIFTED",
-    "as specified": "as the book describes, on this machine",
-    "differs here": "differs on this machine",
-    "cannot check": "cannot be checked on this release",
-}
-MACHINE_TEXT = {  # a fact of the machine, in a version note
-    "as specified": "the machine that built this book reproduced it",
-    "differs here": "the machine that built this book did not reproduce it",
-    "cannot check": "this build's JAX could not check the machine's part",
-    "drifted": "the machine's part could not be checked",
-}
-MARK_TEXT = {
-    "holds": "checked on JAX {jax}",
-    "drifted": "DRIFTED on JAX {jax}",
-    "as specified": "as described, on this machine (JAX {jax})",
-    "differs here": "differs on this machine (JAX {jax})",
-    "cannot check": "cannot be checked on JAX {jax}",
-}
 
 
 def escape(text: str) -> str:
@@ -97,11 +76,11 @@ def panel(data: dict) -> str:
 
 
 def mark_title(data: dict) -> str:
-    symbol = SYMBOL[Status(data["status"])]
+    status = Status(data["status"])
     home, there = (data.get("only_on") or [None])[0], data.get("platform")
-    if data["status"] == "cannot check" and home and there and home != there:
-        return f"{symbol} a fact of the {home.upper()}, not checked on {there.upper()}"
-    return f"{symbol} " + MARK_TEXT[data["status"]].format(jax=data["jax"])
+    if status is Status.CANNOT_CHECK and home and there and home != there:
+        return f"{status.symbol} a fact of the {home.upper()}, not checked on {there.upper()}"
+    return f"{status.symbol} {status.words(data['jax'])}"
 
 
 def verdict_markdown(data: dict, boxed: bool) -> str:
@@ -245,7 +224,7 @@ def note_release_text(claim_ids: list[str], matrix: dict, home: dict) -> str:
     for claim_id in claim_ids:
         data = home.get(claim_id)
         if data is not None and data["kind"] == "observed":
-            said.append(MACHINE_TEXT[data["status"]])
+            said.append(Status(data["status"]).words(data["jax"]))
     text = "; ".join(said)
     return text[:1].upper() + text[1:] + "."
 
@@ -279,7 +258,7 @@ def _row(cells: list[list[nodes.Node]], classes: list[str]) -> nodes.row:
 def _symbol(status: str | None) -> nodes.Node:
     if status is None:
         return nodes.inline(text="·")
-    return nodes.inline(text=SYMBOL[Status(status)], classes=[status_class(status)])
+    return nodes.inline(text=Status(status).symbol, classes=[status_class(status)])
 
 
 def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.container:
@@ -331,14 +310,10 @@ def fill_pages(app, doctree, docname) -> None:
         else:
             recorded = ", ".join(sorted({r["recorded"] for r in matrix["releases"]}))
             legend = nodes.paragraph(
-                text=f"Recorded {recorded}. {LEGEND} The column marked this build is this "
-                "build's own verdict (there ○ is also a fact of the CPU where this build's "
-                "default device is not the CPU). A column after it is a run recorded on "
-                "another backend (its date in the heading), judged by each claim as it is "
-                "now: ✓ the claim holds there, or the backend did what the claim expects of "
-                "it; ○ a fact of the CPU, or a check that reads the CPU's output, which does "
-                "not apply there; · not recorded there, or recorded with an earlier form of "
-                "the check."
+                text=f"Recorded {recorded}. {LEGEND} A column after this build's is a run "
+                "recorded on another backend, judged by each claim as it is now: ✓ the "
+                "backend did what the claim expects of it there; ○ a fact of the CPU; · not "
+                "recorded there, or with an earlier form of the check."
             )
             node.replace_self([legend, _matrix_table(app, docname, matrix, home)])
 

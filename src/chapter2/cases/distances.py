@@ -70,6 +70,22 @@ def numpy_gram(X, Y):
 VERSIONS = {"v0": distances_v0, "v1": distances_v1, "v2": distances_v2, "v3": distances_v3}
 
 
+def reference(X, Y) -> np.ndarray:
+    """D in float64 NumPy: the answer every version is checked against."""
+    x, y = np.asarray(X, np.float64), np.asarray(Y, np.float64)
+    return np.sqrt(((x[:, None, :] - y[None, :, :]) ** 2).sum(-1))
+
+
+def largest_error(fn, X, Y, expected: np.ndarray) -> float:
+    """The largest absolute difference between the jitted fn(X, Y) and `expected`."""
+    return float(np.abs(np.asarray(jax.jit(fn)(X, Y)) - expected).max())
+
+
+def largest_self_distance(fn, X) -> float:
+    """The largest distance fn computes between a point of X and itself (exactly 0 is right)."""
+    return float(np.abs(np.diag(np.asarray(jax.jit(fn)(X, X)))).max())
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What XLA compiled for one version: kernels, products, work and memory."""
@@ -80,6 +96,30 @@ class Evidence:
     flops: float
     bytes_accessed: float
     temp_bytes: int
+
+
+def summary_table(timings: dict, found: dict, errors: dict) -> str:
+    """A Markdown table: each way's time (median and middle half of the runs), what XLA
+    compiled for it (where `found` has its Evidence) and its largest error (where known)."""
+    from chapter2.timing import milliseconds  # noqa: PLC0415 - a formatter of the timings
+
+    rows = []
+    for name, t in timings.items():
+        e = found.get(name)
+        facts = (
+            f"{e.fusions} | {e.dots} | {e.flops / 1e9:.3f} | {e.bytes_accessed / 1e6:.2f} | "
+            f"{e.temp_bytes / 1e3:.1f}"
+            if e
+            else "– | – | – | – | –"
+        )
+        error = f"{errors[name]:.1e}" if name in errors else "–"
+        spread = f"{milliseconds(t.low)} to {milliseconds(t.high)}"
+        rows.append(f"| {name} | {milliseconds(t.median)} | {spread} | {facts} | {error} |")
+    head = (
+        "| version | median ms | middle half ms | fusions | dots | GFLOP | MB accessed "
+        "| temp KB | max error |\n|---|---|---|---|---|---|---|---|---|\n"
+    )
+    return head + "\n".join(rows)
 
 
 def evidence(fn, *args) -> Evidence:

@@ -1,9 +1,9 @@
 """Case study of the page xla-compilation: matmul-then-sum with a closure constant on the left.
 
 The CPU backend hands `dot` followed by `reduce` to the YNNPACK library (a fusion of
-kind=kCustom, "__ynn_fusion"). On the CPU where the book was first written,
-`jnp.sum(W_const @ x)` with a captured 128x128 `W_const` silently returned a wrong number; on
-others it is right. This module holds the probe (both versions, the float64 reference, what
+kind=kCustom, "__ynn_fusion"). `jnp.sum(W_const @ x)` with a captured 128x128 `W_const` was
+reported to return a wrong number silently on one CPU; the machines that built the book have
+not reproduced it. This module holds the probe (both versions, the float64 reference, what
 the compiled HLO holds) and turns the measured outcome into the page's wording, so that both
 outcomes are worded, and tested, in one place.
 """

@@ -47,11 +47,11 @@ def claim_of(verdict: dict) -> Claim:
     return Claim(
         verdict["id"],
         verdict["section"],
-        verdict["statement"],
         None,
         Kind(verdict["kind"]),
         only_on=tuple(only_on) if only_on else None,
         expected_on=expected_on,
+        recorded_statement=verdict["statement"],
     )
 
 

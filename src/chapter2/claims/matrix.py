@@ -57,21 +57,11 @@ def build_matrix(runs: list[dict]) -> dict:
     }
 
 
-SYMBOL = {
-    Status.HOLDS: "✓",
-    Status.DRIFTED: "✗",
-    Status.CANNOT_CHECK: "○",
-    Status.AS_SPECIFIED: "=",
-    Status.DIFFERS_HERE: "≠",
-}
 LEGEND = (
-    "✓ holds; ✗ the check ran and found otherwise, or failed with an error; ○ what the claim "
-    "is about does not exist in that release; "
-    "for a fact of the machine, = it behaved as the "
-    'book describes, ≠ it behaved otherwise; · not measured. "Since X": the claim holds in X '
-    "and every later release measured, and did not hold (or could not be checked) in the "
-    'release measured before X, so it began to hold after that one, by X. "X or earlier": '
-    "it holds in the oldest release measured. A fact of the machine has no such release."
+    "✓ holds (a fact of the machine: behaved as described); ≠ a fact of the machine that "
+    "behaved otherwise; ✗ found otherwise, or the check failed; ○ its subject does not exist "
+    'there; · not measured. "Since X": holds in X and every later release measured, not in '
+    'the one measured before. "X or earlier": holds in the oldest release measured.'
 )
 
 
@@ -99,7 +89,8 @@ def to_markdown(matrix: dict) -> str:
         "|---|---|---|" + "---|" * len(releases),
     ]
     for claim_id, entry in matrix["claims"].items():
-        cells = [SYMBOL.get(entry["status"].get(r), "·") for r in releases]
+        statuses = [entry["status"].get(r) for r in releases]
+        cells = [Status(status).symbol if status else "·" for status in statuses]
         row = [claim_id, entry["section"], since_text(entry, releases), *cells]
         out.append("| " + " | ".join(row) + " |")
     return "\n".join(out) + "\n"

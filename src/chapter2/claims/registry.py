@@ -1,13 +1,15 @@
 """The registry of claims: what the book says JAX does, each with a check that looks.
 
-A claim is a zero-argument check whose docstring is what the book says. The check returns an
-`Observation`: named values the book expects and the values this JAX produced. Whether the
-claim holds, its status and the sentence shown all derive from them. A claim belongs to the
-page its module is named after (`claims/xla_compilation.py` is the page `xla-compilation`);
-its statement on that page carries the label `claim-<id>`.
+A claim is a zero-argument check that returns an `Observation`: named values the book
+expects and the values this JAX produced. Whether the claim holds, its status and the
+sentence shown all derive from them. A claim belongs to the page its module is named after
+(`claims/xla_compilation.py` is the page `xla-compilation`). What the book says is written
+once, on that page: the paragraph (or warning box) under the label `(claim-<id>)=`, which
+`statement_on_page` reads for the drift report, the matrix and the failure messages.
 """
 
 import ast
+import functools
 import inspect
 import json
 import re
@@ -16,6 +18,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 VERDICT_MIME = "application/vnd.chapter2.verdict+json"
@@ -38,6 +41,66 @@ class Status(StrEnum):
         """Whether the book stands as written: an asserted claim holds, or an observed one's
         check ran (what the machine did is reported either way)."""
         return self is not Status.DRIFTED
+
+    @property
+    def symbol(self) -> str:
+        return SYMBOLS[self]
+
+    def words(self, jax: str) -> str:
+        """The status in plain words, as a verdict's mark says it for JAX `jax`."""
+        return WORDS[self].format(jax=jax)
+
+
+# Every place that shows a status (marks, the matrix, the drift report) takes it from here.
+SYMBOLS = {
+    Status.HOLDS: "✓",
+    Status.DRIFTED: "✗",
+    Status.AS_SPECIFIED: "✓",
+    Status.DIFFERS_HERE: "≠",
+    Status.CANNOT_CHECK: "○",
+}
+WORDS = {
+    Status.HOLDS: "checked on JAX {jax}",
+    Status.DRIFTED: "not true on JAX {jax}",
+    Status.AS_SPECIFIED: "seen on the machine that built this page (JAX {jax})",
+    Status.DIFFERS_HERE: "not seen on the machine that built this page (JAX {jax})",
+    Status.CANNOT_CHECK: "cannot be checked on JAX {jax}",
+}
+
+# The book's pages, where the source tree holds them (an installed wheel has none).
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+def plain_text(markdown: str) -> str:
+    """MyST as a sentence reads: a number glued in by the page shows as [its name], other
+    roles keep their text, a link its words; one space between words."""
+    text = re.sub(r"\{glue(?::\w+)?\}`([^`]*)`", r"[\1]", markdown)
+    text = re.sub(r"\{[\w:-]+\}`([^`<]*?)\s*(?:<[^>]*>)?`", r"\1", text)
+    return " ".join(text.split())
+
+
+def page_statements(page: str) -> dict[str, str]:
+    """What the page `page` says under each `(claim-<id>)=` label: the paragraph after it, or
+    the text of the warning box after it. Empty where the pages are not at hand."""
+    path = DOCS / f"{page}.md"
+    if not path.exists():
+        return {}
+    stat = path.stat()
+    return _statements(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _statements(path: Path, *_version: int) -> dict[str, str]:
+    text = path.read_text()
+    found = {}
+    for match in re.finditer(r"^\(claim-([\w-]+)\)=\n", text, re.M):
+        block = text[match.end() :]
+        if block.startswith(":::{"):  # a warning: the text of its box
+            block = block.split("\n", 1)[1].split("\n:::", 1)[0]
+        else:  # a paragraph: up to the first blank line
+            block = re.split(r"\n\s*\n", block, maxsplit=1)[0]
+        found[match[1]] = plain_text(block)
+    return found
 
 
 def _plain(values: dict[str, Any]) -> dict[str, Any]:
@@ -89,8 +152,7 @@ class Observation:
 class Claim:
     id: str
     page: str
-    statement: str
-    check: Callable[[], Observation]
+    check: Callable[[], Observation] | None
     kind: Kind = Kind.ASSERTED
     warning: bool = False  # a common belief the book corrects: shown as a box, not a mark
     rests_on: tuple[str, ...] = ()  # claims whose fact this one depends on: one cause if both drift
@@ -98,11 +160,19 @@ class Claim:
     # what it does on a backend where it is known to differ: {platform: (expected, why)}.
     only_on: tuple[str, str] | None = None
     expected_on: dict[str, tuple[dict, str]] = field(default_factory=dict, compare=False)
+    recorded_statement: str | None = None  # a claim rebuilt from a verdict's data says this
 
     @property
     def label(self) -> str:
         """The label of the claim's statement on its page."""
         return f"claim-{self.id}"
+
+    @property
+    def statement(self) -> str:
+        """What the book says, read from its page ("" where the pages are not at hand)."""
+        if self.recorded_statement is not None:
+            return self.recorded_statement
+        return page_statements(self.page).get(self.id, "")
 
 
 def _names_used(code: types.CodeType) -> set[str]:
@@ -274,7 +344,6 @@ def page_of(module: str) -> str:
 
 def claim(
     id: str,
-    statement: str | None = None,
     *,
     kind: Kind = Kind.ASSERTED,
     page: str | None = None,
@@ -283,9 +352,8 @@ def claim(
     only_on: tuple[str, str] | None = None,
     expected_on: dict[str, tuple[dict, str]] | None = None,
 ):
-    """Register the decorated zero-argument check as claim `id` of its module's page.
-
-    What the book says is the check's docstring, unless `statement` is given. `warning`: the
+    """Register the decorated zero-argument check as claim `id` of its module's page, which
+    says what the book claims under the label `(claim-<id>)=`. `warning`: the
     claim corrects a common belief, and its page shows it in a box of its own. `rests_on`: the
     claims whose fact this one depends on (the barrier splitting a fusion, for a claim about
     the traffic it adds); a drift report shows the two as one cause when both drift.
@@ -299,13 +367,9 @@ def claim(
         if id in REGISTRY:
             msg = f"claim {id!r} is registered twice"
             raise ValueError(msg)
-        said = statement or " ".join((check.__doc__ or "").split())
-        if not said:
-            msg = f"claim {id!r} says nothing: give its check a docstring"
-            raise ValueError(msg)
         owner = page or page_of(check.__module__)
         REGISTRY[id] = Claim(
-            id, owner, said, check, kind, warning, tuple(rests_on), only_on, expected_on or {}
+            id, owner, check, kind, warning, tuple(rests_on), only_on, expected_on or {}
         )
         return check
 

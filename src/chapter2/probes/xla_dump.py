@@ -1,48 +1,37 @@
 """Dump XLA's HLO before and after optimization for exp(log(x) + y), and print one JSON line.
 
-    XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_text" python -m chapter2.probes.xla_dump
-    python -m chapter2.probes.xla_dump DIR   # sets that XLA_FLAGS itself, before importing jax
+    python -m chapter2.probes.xla_dump DIR
 
-XLA reads XLA_FLAGS once, when the process starts, so the flags must be in place before the
-first computation. The JSON line lists the dumped names of the jit_simple_computation module
-(relative to DIR), the number of files dumped in all, the fusion count of the HLO before and
-after optimization, and the ENTRY computation of each (without source locations).
+JAX is imported first; then XLA_FLAGS is set to dump into DIR, before the first computation.
+That is early enough: XLA reads the variable once, when JAX starts its backend at the first
+computation, not when the process or `import jax` starts. The JSON line lists the dumped
+names of the jit_simple_computation module (relative to DIR), the number of files dumped
+in all, the fusion count of the HLO before and after optimization, and the ENTRY
+computation of each (without source locations).
 """
 
 import json
 import os
-import re
 import sys
-import tempfile
 from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+
+from chapter2.hlo import clean_hlo, count_fusions, entry_computation
 
 MODULE = "jit_simple_computation"
 
 
-def dump_folder(argv: list[str]) -> Path:
-    """The folder XLA_FLAGS dumps into; set the flags first if they ask for no dump."""
-    flags = os.environ.get("XLA_FLAGS", "")
-    found = re.search(r"--xla_dump_to=(\S+)", flags)
-    if found:
-        return Path(found.group(1))
-    folder = Path(argv[1]) if len(argv) > 1 else Path(tempfile.mkdtemp(prefix="xla_dump_"))
-    os.environ["XLA_FLAGS"] = f"{flags} --xla_dump_to={folder} --xla_dump_hlo_as_text".strip()
-    return folder
+def simple_computation(x, y):
+    return jnp.exp(jnp.log(x) + y)
 
 
 def main(argv: list[str]) -> None:
-    folder = dump_folder(argv)
-
-    # imported only now: XLA must see the flags at start-up
-    import jax  # noqa: PLC0415
-    import jax.numpy as jnp  # noqa: PLC0415
-
-    from chapter2.hlo import clean_hlo, count_fusions, entry_computation  # noqa: PLC0415
-
-    def simple_computation(x, y):
-        return jnp.exp(jnp.log(x) + y)
-
-    x = jnp.ones((1000, 1000))
+    folder = Path(argv[1])
+    flags = os.environ.get("XLA_FLAGS", "")
+    os.environ["XLA_FLAGS"] = f"{flags} --xla_dump_to={folder} --xla_dump_hlo_as_text".strip()
+    x = jnp.ones((1000, 1000))  # the first computation: the backend starts, and reads the flags
     total = float(jax.jit(simple_computation)(x, x).sum())
 
     mine = list(folder.glob(f"*{MODULE}*"))  # the module's files and its sub-folder

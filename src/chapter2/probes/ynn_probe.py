@@ -6,7 +6,7 @@
 computes sum(W @ X) for two N x N float32 matrices (default 128, seed 0) three ways: W captured
 by a jitted closure, W passed as an argument, and NumPy in float64. The JSON line holds the
 three numbers, whether the closure's optimized HLO uses a __ynn_fusion, what feeds its dot,
-and the verdict on the closure version. XLA reads XLA_FLAGS once, when this process starts.
+and the verdict on the closure version. XLA reads XLA_FLAGS once, when JAX starts its backend.
 """
 
 import json

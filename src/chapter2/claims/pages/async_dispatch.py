@@ -15,9 +15,6 @@ def _heavy(m):
 
 @claim("first-call-compiles", warning=True)
 def _first_call() -> Observation:
-    """The first call of a jitted function for given shapes traces and compiles it (one
-    compilation), so timing that call measures compilation, not dispatch; the second call
-    compiles nothing."""
     compute_heavy = jax.jit(lambda m: m @ m.T)
     x = jnp.ones((200, 200))
     with CompileCounter("<lambda>") as first:
@@ -32,8 +29,6 @@ def _first_call() -> Observation:
 
 @claim("cpu-async-dispatch-default", only_on=CPU_BACKEND)
 def _async_default() -> Observation:
-    """The CPU back end dispatches asynchronously: the option jax_cpu_enable_async_dispatch is
-    on by default."""
     return Observation(
         expected={"jax_cpu_enable_async_dispatch": True},
         observed={
@@ -44,9 +39,6 @@ def _async_default() -> Observation:
 
 @claim("not-ready-after-dispatch", kind=Kind.OBSERVED)
 def _not_ready() -> Observation:
-    """Right after a heavy computation is dispatched (tanh(m @ m) @ m for a 2000 x 2000 m),
-    its result is not ready yet: is_ready() returns False. How long the work takes depends on
-    the machine."""
     heavy = jax.jit(_heavy)
     m = jnp.ones((2000, 2000))
     heavy(m).block_until_ready()
@@ -61,8 +53,6 @@ def _not_ready() -> Observation:
 
 @claim("block-until-ready-needs-argument", warning=True)
 def _needs_argument() -> Observation:
-    """jax.block_until_ready() without an argument does not wait for all pending work: it
-    raises TypeError, missing its required argument x."""
     try:
         jax.block_until_ready()
         raised = "nothing"
@@ -79,8 +69,6 @@ def _needs_argument() -> Observation:
 
 @claim("block-until-ready-pytree", warning=True)
 def _pytree() -> Observation:
-    """jax.block_until_ready(tree) waits for the leaves of the pytree that can be waited for
-    (its jax.Arrays) and returns the very same object, its other leaves untouched."""
     f = jax.jit(_heavy)
     m = jnp.ones((2000, 2000))
     f(m).block_until_ready()
@@ -101,8 +89,6 @@ def _pytree() -> Observation:
 
 @claim("implicit-synchronization")
 def _implicit() -> Observation:
-    """.item(), float(), np.asarray, a Python if and .tolist() need values on the host, so each
-    waits for the computation: the result is ready when they return."""
     heavy = jax.jit(_heavy)
     m = jnp.ones((500, 500))
     heavy(m).block_until_ready()
@@ -119,9 +105,6 @@ def _implicit() -> Observation:
 
 @claim("repr-large-array-shape-only", warning=True)
 def _repr() -> Observation:
-    """repr of a jax.Array of 1 MiB or more prints only its shape and dtype, without fetching
-    its values: Array(shape=(512, 512), dtype=float32); a smaller array prints its values, so
-    its repr waits for the computation: the result is ready afterwards."""
     exactly = repr(jnp.ones((512, 512), jnp.float32))
     just_below = repr(jnp.ones((511, 512), jnp.float32))  # 2 KiB short of 1 MiB
     small = jax.jit(lambda m: (jnp.tanh(m @ m) @ m)[:2, :2])(jnp.ones((500, 500)))
@@ -144,8 +127,6 @@ def _repr() -> Observation:
 
 @claim("repr-does-not-wait", rests_on=("repr-large-array-shape-only",))
 def _repr_no_wait() -> Observation:
-    """repr of a large result just dispatched returns without waiting for the computation:
-    the result, not ready before repr, is still not ready after it."""
     heavy = jax.jit(_heavy)
     m = jnp.ones((2000, 2000))
     heavy(m).block_until_ready()
@@ -164,9 +145,6 @@ def _repr_no_wait() -> Observation:
 
 @claim("format-fetches-values", rests_on=("repr-large-array-shape-only",))
 def _format() -> Observation:
-    """An f-string (format()) of a jax.Array of 1 MiB or more prints its values, where repr()
-    and str() print only its shape and dtype: formatting fetches the values, and waits for
-    them."""
     big = jnp.ones((512, 512), jnp.float32)
     return Observation(
         expected={"repr shape only": True, "str shape only": True, "f-string prints values": True},

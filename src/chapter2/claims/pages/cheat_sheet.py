@@ -10,8 +10,6 @@ from chapter2.compiles import jax_log_records
 
 @claim("cheat-sheet-apis-exist", rests_on=("closed-jaxpr-merged",))
 def _apis_exist() -> Observation:
-    """Every function, class, method, attribute and config option the cheat sheet names exists
-    in the installed JAX."""
     names = [name for _, where, _ in APIS for name in where.split()]
     return Observation(
         expected={"missing": []},
@@ -47,9 +45,6 @@ def _option_set() -> None:
 
 @claim("log-compiles-context-manager")
 def _log_compiles() -> Observation:
-    """jax.log_compiles(True) on its own logs nothing: it returns a context manager, and only
-    the compilations inside `with jax.log_compiles():` are logged (or all of them, once
-    jax.config.update('jax_log_compiles', True) is set)."""
     saved = jax.config.jax_log_compiles
     try:
         logged = [_compilations_logged(run) for run in (_bare_call, _with_block, _option_set)]

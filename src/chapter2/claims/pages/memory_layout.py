@@ -24,8 +24,6 @@ def _optimized(fn, *args, **jit_kwargs) -> str:
 
 @claim("row-major-default")
 def _row_major_default() -> Observation:
-    """A jax.Array is row-major: its format.layout.major_to_minor is (0, 1), and the optimized
-    HLO writes that layout in minor-to-major order, as f32[m,n]{1,0}."""
     x = jnp.ones((6, 4), jnp.float32)
     return Observation(
         expected={
@@ -41,10 +39,6 @@ def _row_major_default() -> Observation:
 
 @claim("transpose-materialized", only_on=CPU_COMPILER_TEXT)
 def _transpose_materialized() -> Observation:
-    """Under jit, a standalone a.T is materialized: one loop fusion whose body is a transpose
-    to layout {0,1} then a copy to {1,0}. a.T * 2 + 1 is one fusion too, ending in the same
-    transpose and copy, materialized as well, with the multiply and the add moved in front of
-    the transpose."""
     a = jnp.ones((256, 128), jnp.float32)
     alone = _optimized(lambda t: t.T, a)
     chained = _optimized(lambda t: t.T * 2 + 1, a)
@@ -80,8 +74,6 @@ def _transpose_materialized() -> Observation:
     },
 )
 def _transpose_absorbed() -> Observation:
-    """Under jit, a.T @ b compiles to a dot with lhs_contracting_dims={0} and no transpose, and
-    a.T.T compiles to a single copy with no transpose."""
     a = jnp.ones((256, 128), jnp.float32)
     b = jnp.ones((256, 64), jnp.float32)
     matmul = _optimized(lambda s, t: s.T @ t, a, b)
@@ -104,9 +96,6 @@ def _transpose_absorbed() -> Observation:
 
 @claim("donation-removes-copy")
 def _donation() -> Observation:
-    """Donating the argument (donate_argnums=0) lets a.T.T return the input's own buffer: the
-    ROOT is the parameter, and the module records input_output_alias; without donation the ROOT
-    is a copy."""
     a = jnp.ones((256, 128), jnp.float32)
     kept = compiled_text(lambda t: t.T.T, a)
     donated = compiled_text(lambda t: t.T.T, a, donate_argnums=0)

@@ -12,8 +12,6 @@ from chapter2.layout import aligned_empty, misaligned_empty, misalignment, share
 
 @claim("fortran-input-row-major")
 def _fortran_input() -> Observation:
-    """A Fortran-order NumPy array handed to JAX (jnp.asarray or jax.device_put) becomes a
-    row-major jax.Array (major_to_minor == (0, 1)) holding the same values."""
     c = np.arange(12 * 7, dtype=np.float32).reshape(12, 7)
     f = np.asfortranarray(c)
     outs = {"jnp.asarray": jnp.asarray(f), "jax.device_put": jax.device_put(f)}
@@ -31,8 +29,6 @@ def _fortran_input() -> Observation:
 
 @claim("auto-layout-cpu-row-major", only_on=CPU_BACKEND)
 def _auto_layout() -> Observation:
-    """jax.jit accepts Format(Layout.AUTO) for inputs and outputs (jax.experimental.layout),
-    leaving their layouts to the compiler; on the CPU it picks row-major for both."""
     auto = jax.jit(lambda a: a.T @ a, in_shardings=auto_format(), out_shardings=auto_format())
     compiled = auto.lower(jax.ShapeDtypeStruct((64, 64), jnp.float32)).compile()
     (chosen_in,), chosen_out = input_output_formats(compiled)
@@ -47,20 +43,23 @@ def _auto_layout() -> Observation:
 
 @claim("device-put-zero-copy", kind=Kind.OBSERVED, only_on=HOST_MEMORY)
 def _zero_copy() -> Observation:
-    """On the CPU, jax.device_put shares the buffer of a C-contiguous NumPy array whose data
-    pointer is 64-byte aligned (zero-copy), and copies a C array 16 bytes off that boundary and
-    a Fortran-order array, aligned or not."""
     shape = (256, 256)
     aligned = aligned_empty(shape)
     off = misaligned_empty(shape, by=16)
     fortran = aligned_empty(shape[::-1]).T  # column-major, and 64-byte aligned as well
+    wide = aligned_empty(shape, np.float64)  # aligned, but converted to float32 by default
     arrays = {"aligned C": aligned, "C 16 bytes off": off, "aligned Fortran": fortran}
+    arrays["aligned float64"] = wide
     for a in arrays.values():
         a[...] = 1.0
     return Observation(
-        expected={f"{name} shared": name == "aligned C" for name in arrays},
+        expected={
+            **{f"{name} shared": name == "aligned C" for name in arrays},
+            "jnp.asarray of aligned C shared": False,
+        },
         observed={
             **{f"{name} shared": shares_buffer(jax.device_put(a), a) for name, a in arrays.items()},
+            "jnp.asarray of aligned C shared": shares_buffer(jnp.asarray(aligned), aligned),
             "pointers mod 64": [misalignment(a) for a in arrays.values()],
         },
     )
@@ -68,9 +67,6 @@ def _zero_copy() -> Observation:
 
 @claim("device-put-may-alias-false", only_on=HOST_MEMORY)
 def _may_alias_false() -> Observation:
-    """On the CPU, jax.device_put(a, may_alias=False) of an aligned C-contiguous NumPy array
-    still shares the NumPy buffer, so a later write into `a` shows in the jax.Array;
-    jnp.array(a) makes an independent copy."""
     a = aligned_empty((128, 128))
     a[...] = 0.0
     put = jax.device_put(a, may_alias=False)

@@ -18,8 +18,6 @@ from chapter2.traces import generic_name, read_trace, trace_files
 
 @claim("typed-prng-keys")
 def _typed_keys() -> Observation:
-    """jax.random.key(0) returns a typed scalar key that refuses arithmetic; the old
-    jax.random.PRNGKey(0) returns a raw uint32[2] array."""
     old, new = jax.random.PRNGKey(0), jax.random.key(0)
     try:
         new + 1
@@ -45,9 +43,6 @@ def _typed_keys() -> Observation:
 
 @claim("profiled-step-kernels", only_on=YNN)
 def _profiled_step() -> Observation:
-    """On the CPU, XLA compiles complex_computation (mean(sin(x @ y) * x + y) on 2000 x 2000
-    arrays) into two kernels: ynn_fusion, a YNNPACK fusion holding the product, the sine, the
-    multiply, the add and the sum, then wrapped_multiply, which multiplies the sum by 1/N."""
 
     def complex_computation(x, y):
         return jnp.mean(jnp.sin(jnp.dot(x, y)) * x + y)
@@ -83,8 +78,6 @@ def _traced_step(log_dir: str, **trace_options):
 
 @claim("trace-files", warning=True)
 def _trace_files() -> Observation:
-    """A trace writes plugins/profile/<timestamp>/<host>.xplane.pb and <host>.trace.json.gz
-    (plus perfetto_trace.json.gz with create_perfetto_trace=True), not a profile.pb."""
     with tempfile.TemporaryDirectory() as log_dir:
         _traced_step(log_dir, create_perfetto_trace=True)
         names = sorted(generic_name(f) for f in trace_files(log_dir))
@@ -108,9 +101,6 @@ def _requirements(distribution: str) -> list[str]:
 
 @claim("tensorboard-installed-separately")
 def _tensorboard_separately() -> Observation:
-    """Installing JAX installs neither TensorBoard nor its profile plugin XProf: neither jax
-    nor jaxlib requires them, so a trace is viewed in TensorBoard only after they are
-    installed separately (jax offers XProf as the optional extra jax[xprof])."""
     viewers = re.compile(r"^(tensorboard|xprof|tensorboard[-_]plugin[-_]profile)\b", re.I)
     required = [r for d in ("jax", "jaxlib") for r in _requirements(d) if viewers.match(r)]
     extras = [r for r in importlib.metadata.requires("jax") or [] if "extra ==" in r]
@@ -125,9 +115,6 @@ def _tensorboard_separately() -> Observation:
 
 @claim("trace-annotation-in-trace")
 def _trace_annotation() -> Observation:
-    """TraceAnnotation spans, the host-side call of a jitted function (a PjitFunction event)
-    and the kernels XLA ran, named after instructions of the optimized HLO, are all events of
-    the trace's *.trace.json.gz."""
     with tempfile.TemporaryDirectory() as log_dir:
         hlo = _traced_step(log_dir)
         trace = read_trace(log_dir)
@@ -151,8 +138,6 @@ def _trace_annotation() -> Observation:
 
 @claim("xla-execute-threads", only_on=CPU_THREADS)
 def _xla_threads() -> Observation:
-    """On the CPU, XLA runs the kernels of a step on threads named tf_XLAExecute/…: the
-    trace's thread names tell XLA's work from the host's."""
     with tempfile.TemporaryDirectory() as log_dir:
         hlo = _traced_step(log_dir)
         trace = read_trace(log_dir)
@@ -166,8 +151,6 @@ def _xla_threads() -> Observation:
 
 @claim("named-scope-debug-info")
 def _named_scope() -> Observation:
-    """named_scope names reach the op_name metadata of the compiled HLO; the StableHLO text
-    shows them only with as_text(debug_info=True)."""
 
     def f(v):
         with jax.named_scope("my_scope"):
@@ -194,10 +177,6 @@ def _make_big():
 
 @claim("device-memory-profile")
 def _memory_profile() -> Observation:
-    """On the CPU, jax.profiler.save_device_memory_profile writes a gzip-compressed pprof
-    protobuf whose samples are the live buffers by the call stack that allocated them: a new
-    4000 x 4000 float32 array adds 64,000,000 bytes of buffers, in a sample whose stack holds
-    the function that made it."""
     backend = default_device().platform  # the profile is of a backend, not of a device
     before = read_profile(jax.profiler.device_memory_profile(backend=backend))
     big = _make_big().block_until_ready()

@@ -16,8 +16,6 @@ from chapter2.fresh import run_probe
 
 @claim("static-argnums-decorator-factory")
 def _static_argnums() -> Observation:
-    """jax.jit(static_argnums=(1,)) works as a decorator factory; calls with the static values
-    3, 3, 7, 7 trace the Python function twice and compile twice, once per distinct value."""
     traced = []
 
     @jax.jit(static_argnums=(1,))
@@ -39,9 +37,6 @@ _scale = 2.0  # a global that a jitted function reads
 
 @claim("global-change-not-retraced", warning=True)
 def _global_change() -> Observation:
-    """A jitted function reads a global once, while it is traced: after the global changes, a
-    call compiles nothing and returns a result computed with the old value. Only a new trace
-    (here: a new function object) sees the new value."""
     global _scale  # noqa: PLW0603 - the claim is about a changing global
     _scale = 2.0
 
@@ -74,9 +69,6 @@ def _global_change() -> Observation:
 
 @claim("x32-weak-type-cache-keys", warning=True)
 def _weak_types() -> Observation:
-    """With jax_enable_x64 off (the default), a float64 NumPy array is canonicalized to float32
-    and reuses the float32 compilation; the Python scalars 1 and 1.0 and jnp.float32(1) are
-    three more cache keys: 4 compilations for the 5 calls."""
 
     @jax.jit
     def scale(v):
@@ -106,8 +98,6 @@ def _weak_types() -> Observation:
 
 @claim("lax-cond-one-compilation")
 def _lax_cond() -> Observation:
-    """With lax.cond the branch is part of the graph: predicates from 3 and from 7 share one
-    compilation, and each call returns its own branch's result."""
 
     @jax.jit
     def branch_in_graph(x, size_param):
@@ -131,9 +121,6 @@ def _lax_cond() -> Observation:
 
 @claim("function-identity-cache", warning=True)
 def _function_identity() -> Observation:
-    """jit's cache is keyed by the function object: a new lambda or a new functools.partial in
-    every iteration compiles every time (3 calls, 3 compilations), while re-wrapping the same
-    function with jax.jit, or creating the partial once, compiles once."""
     v = jnp.ones(3)  # made first: inside the blocks only the functions below compile
 
     def base(t, a):  # made anew by every run of this check, so no earlier run's cache counts
@@ -162,9 +149,6 @@ def _function_identity() -> Observation:
 
 @claim("explain-cache-misses")
 def _explain() -> Observation:
-    """With jax_explain_cache_misses on, a recompilation caused by one argument's shape logs a
-    CACHE MISS that names the argument and both shapes: "at w, now f32[4,8] and before
-    f32[4,4]"."""
 
     @jax.jit
     def explain_me(v, w):
@@ -189,9 +173,6 @@ def _explain() -> Observation:
 
 @claim("persistent-cache-defaults")
 def _cache_defaults() -> Observation:
-    """The persistent compilation cache is off by default (jax_compilation_cache_dir unset);
-    jax_persistent_cache_min_compile_time_secs is 1.0 and
-    jax_persistent_cache_min_entry_size_bytes is 0."""
     names = [
         "jax_compilation_cache_dir",
         "jax_persistent_cache_min_compile_time_secs",
@@ -205,9 +186,6 @@ def _cache_defaults() -> Observation:
 
 @claim("persistent-cache-across-processes")
 def _persistent_cache() -> Observation:
-    """Two processes sharing a jax_compilation_cache_dir: the first logs a PERSISTENT
-    COMPILATION CACHE MISS for 'jit_model' and writes a jit_model-<key>-cache file, the
-    second logs a persistent compilation cache hit for it."""
     with tempfile.TemporaryDirectory() as folder:
         first = json.loads(run_probe("persistent_cache", folder))
         second = json.loads(run_probe("persistent_cache", folder))
@@ -222,4 +200,17 @@ def _persistent_cache() -> Observation:
             "file written": any(f.startswith("jit_model-") for f in first["files"]),
             "second process hit": said(second, "Persistent compilation cache hit"),
         },
+    )
+
+
+@claim("cache-folder-read-at-first-use")
+def _cache_folder_late() -> Observation:
+    with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
+        found = json.loads(run_probe("persistent_cache", "--late", first, second))
+    return Observation(
+        expected={
+            "first folder": ["after_changing", "after_setting"],
+            "second folder": ["after_reset"],
+        },
+        observed=found,
     )

@@ -32,9 +32,6 @@ def simple_computation(x, a, b):
 
 @claim("stablehlo-then-hlo", warning=True)
 def _stablehlo_then_hlo() -> Observation:
-    """jit(f).lower(...).as_text() is StableHLO (stablehlo.* ops, no HloModule); lowering a *
-    sin(x) + b with scalar a and b adds a broadcast_in_dim for each scalar to the jaxpr's five
-    equations. compile().as_text() is XLA's optimized HLO, starting with HloModule."""
     traced = jax.jit(simple_computation).trace(jnp.ones((8, 8)), 2.0, 1.0)
     low, opt = traced.lower().as_text(), traced.lower().compile().as_text()
     eqns = [e.primitive.name for e in traced.jaxpr.eqns]
@@ -62,8 +59,6 @@ def _stablehlo_then_hlo() -> Observation:
 
 @claim("elementwise-chain-one-fusion")
 def _elementwise_fusion() -> Observation:
-    """XLA fuses the sine, the multiplication and the addition of a * sin(x) + b into one
-    fusion of kind kLoop on the CPU."""
     chain = compiled_text(simple_computation, jnp.ones((100, 100)), 2.0, 1.0)
     return Observation(
         expected={"a * sin(x) + b fusions": ["kLoop"]},
@@ -73,8 +68,6 @@ def _elementwise_fusion() -> Observation:
 
 @claim("matmul-sum-ynn-fusion", only_on=YNN)
 def _matmul_sum_ynn() -> Observation:
-    """On the CPU, sum(a @ b) of 100 x 100 matrices becomes one fusion of kind kCustom, a
-    __ynn_fusion that the YNNPACK library runs."""
     x = jnp.ones((100, 100))
     matmul_sum = compiled_text(lambda a, b: jnp.sum(a @ b), x, x)
     return Observation(
@@ -88,9 +81,6 @@ def _matmul_sum_ynn() -> Observation:
 
 @claim("cost-analysis-dict")
 def _cost_analysis() -> Observation:
-    """compiled.cost_analysis() returns a dict; for a*sin(x)+b on N = 1000*1000 float32 it
-    reports flops = 2N, transcendentals = N and bytes accessed = 2*4N + 8, memory_analysis() an
-    output of 4N bytes and 0 temp bytes, and a (64x32) @ (32x16) dot costs 2MNK flops."""
     n = 1000 * 1000
     compiled = jax.jit(simple_computation).lower(jnp.ones((1000, 1000)), 2.0, 1.0).compile()
     ca, ma = cost_analysis(compiled), compiled.memory_analysis()
@@ -115,11 +105,24 @@ def _cost_analysis() -> Observation:
     )
 
 
+@claim("cost-analysis-is-an-estimate")
+def _an_estimate() -> Observation:
+    n = 100_000
+    big = jax.ShapeDtypeStruct((n, n), jnp.float32)  # 40 GB, never allocated
+    estimate = cost_analysis(jax.jit(jnp.matmul).lower(big, big).compile())
+    return Observation(
+        expected={"flops / 2n³": 1.0, "bytes accessed / 3 arrays of 4n² bytes": 1.0},
+        observed={
+            "flops / 2n³": round(estimate["flops"] / (2 * n**3), 6),
+            "bytes accessed / 3 arrays of 4n² bytes": round(
+                estimate["bytes accessed"] / (3 * 4 * n**2), 6
+            ),
+        },
+    )
+
+
 @claim("constant-folding")
 def _constant_folding() -> Observation:
-    """XLA computes at compile time what depends only on constants: in v * sin(2.0) +
-    arange(4.0).sum() the StableHLO still has the sine and the reduce, the optimized HLO has
-    neither, only the constants sin(2) and 6."""
 
     def fold(v):
         return v * jnp.sin(2.0) + jnp.arange(4.0).sum()
@@ -144,8 +147,6 @@ def _constant_folding() -> Observation:
 
 @claim("simplifier-keeps-negative-zero", warning=True)
 def _negative_zero() -> Observation:
-    """XLA simplifies x * 1.0 + 0.0 to a copy of x, which is not exact in IEEE arithmetic: for
-    x = -0.0 the jitted function returns -0.0, where eager JAX and NumPy compute +0.0."""
     zero = jnp.array([-0.0], jnp.float32)
 
     def f(x):
@@ -169,9 +170,6 @@ def _negative_zero() -> Observation:
 
 @claim("cancellation-rewrite-integers-only", warning=True)
 def _cancellation() -> Observation:
-    """XLA rewrites (x + y) - x to y for int32 arrays (a copy of y), and for float32 arrays
-    only with xla_cpu_enable_fast_math on; by default it keeps their add and subtract: there
-    the rewrite would change results, as (1e8 + 1) - 1e8 = 0 in float32 shows."""
 
     def cancel(x, y):
         return (x + y) - x
@@ -201,19 +199,14 @@ def _cancellation() -> Observation:
 
 @claim("hlo-metadata-source-lines", only_on=CPU_COMPILER_TEXT)
 def _source_lines() -> Observation:
-    """The instructions of the optimized HLO that compute the function's operations (sin, mul,
-    add) carry op_name metadata whose stack frame leads, through the location tables at the
-    top of the text, to the line of Python they came from; lower().as_text(debug_info=True)
-    adds loc(...) source locations to the StableHLO."""
     lowered = jax.jit(simple_computation).lower(jnp.ones(4), 2.0, 1.0)
     sources = source_lines(lowered.compile().as_text())
     line = simple_computation.__code__.co_firstlineno + 1
     here = {op.rsplit("/", 1)[1] for op, file, at in sources.values() if at == line}
     return Observation(
-        expected={"sin, mul, add traced to their line": True, "loc( with debug_info": True},
+        expected={"sin, mul, add traced to their line": True},
         observed={
             "sin, mul, add traced to their line": {"sin", "mul", "add"} <= here,
-            "loc( with debug_info": "loc(" in lowered.as_text(debug_info=True),
             "op names on that line": sorted(here),
         },
     )
@@ -221,10 +214,6 @@ def _source_lines() -> Observation:
 
 @claim("xla-dump-before-after", only_on=CPU_COMPILER_TEXT)
 def _xla_dump() -> Observation:
-    """XLA reads XLA_FLAGS when the process starts: set later, --xla_dump_to dumps nothing. Set
-    from the start, it dumps <module>.before_optimizations.txt (exp(log(x)+y): 0 fusions) and
-    <module>.cpu_after_optimizations.txt (1 fusion) for each compiled module. The same options
-    passed to one compile() dump that module in a running process."""
 
     def exp_log(x):
         return jnp.exp(jnp.log(x) + x)
@@ -244,8 +233,7 @@ def _xla_dump() -> Observation:
             if saved is not None:
                 os.environ["XLA_FLAGS"] = saved
         dumped_late = sum(1 for _ in Path(late).rglob("*"))
-        flags = f"--xla_dump_to={fresh} --xla_dump_hlo_as_text"
-        record = json.loads(run_probe("xla_dump", env={"XLA_FLAGS": flags}))
+        record = json.loads(run_probe("xla_dump", fresh))  # set after import jax, before use
         options = {"xla_dump_to": one, "xla_dump_hlo_as_text": True}
         jax.jit(exp_log).lower(jnp.ones(9)).compile(options)
         one_compile = sorted(f.name.split(".", 1)[1] for f in Path(one).glob("*jit_exp_log*"))
@@ -254,13 +242,15 @@ def _xla_dump() -> Observation:
     return Observation(
         expected={
             "files dumped when set late": 0,
-            "before and after files": True,
+            "set after import jax, before the first computation: before and after files": True,
             "fusions before, after": [0, 1],
             "one compile() with the options dumps its module": True,
         },
         observed={
             "files dumped when set late": dumped_late,
-            "before and after files": wanted <= suffixes,
+            "set after import jax, before the first computation: before and after files": (
+                wanted <= suffixes
+            ),
             "fusions before, after": [record["fusions_before"], record["fusions_after"]],
             "one compile() with the options dumps its module": any(
                 name.endswith("before_optimizations.txt") for name in one_compile
