@@ -157,6 +157,42 @@ def test_page_loads_offline_without_errors(opened):
     assert opened.failed == []
 
 
+# Draws a character on a canvas in the page's fonts and tells whether it came out as the box
+# a browser draws for a character no installed font has (a private-use character's box).
+MISSING_GLYPHS = """() => {
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 48;
+    const ctx = canvas.getContext("2d", {willReadFrequently: true});
+    const drawn = (ch, font) => {
+        ctx.clearRect(0, 0, 48, 48);
+        ctx.font = font;
+        ctx.fillText(ch, 4, 36);
+        return ctx.getImageData(0, 0, 48, 48).data.join(",");
+    };
+    const fonts = [...new Set([...document.querySelectorAll("article p, article pre")]
+        .map(el => getComputedStyle(el)).map(st => `28px ${st.fontFamily}`))];
+    const text = document.querySelector("article").innerText;
+    const chars = [...new Set([...text])].filter(c => c.codePointAt(0) > 127 && c.trim());
+    const missing = [];
+    for (const font of fonts) {
+        const box = drawn(String.fromCodePoint(0x10FFFD), font);
+        if (box === drawn("A", font)) return ["the test cannot tell a box from a glyph"];
+        for (const ch of chars) {
+            const code = ch.codePointAt(0).toString(16);
+            if (drawn(ch, font) === box) missing.push(`${ch} (U+${code})`);
+        }
+    }
+    return [...new Set(missing)];
+}"""
+
+
+@each_page
+def test_every_character_shows_in_the_fonts_a_reader_has(opened):
+    """No mark, symbol or letter of the page comes out as an empty box (an emoji where no
+    emoji font is installed, as in Debian's Chromium)."""
+    assert opened.evaluate(MISSING_GLYPHS) == [], opened.name
+
+
 def test_math_is_rendered_offline(tab, served):
     page = visit(tab, served, "pairwise-distances")
     page.wait_for_selector("mjx-container", timeout=10_000)
