@@ -134,11 +134,14 @@ def test_every_problem_is_named_at_the_end_of_every_build_until_it_is_fixed(tmp_
 def test_a_drifted_claim_fails_the_build_naming_the_claim(tmp_path):
     cell = (
         "from chapter2.claims import Observation, claim, verify\n"
-        'claim("demo-drift", "1 + 1 makes 3.", page="page")'
+        'claim("demo-drift", page="page")'
         '(lambda: Observation({"1 + 1": 3}, {"1 + 1": 2}))\n'
         'verify("demo-drift")'
     )
-    result = build(make_book(tmp_path, {"page": [cell]}))
+    docs = make_book(tmp_path, {"page": [cell]})
+    page = docs / "page.md"
+    page.write_text(page.read_text() + "\n(claim-demo-drift)=\n1 + 1 makes 3.\n")
+    result = build(docs)
     tail = last_lines(result, 12)
     assert result.returncode != 0
     assert "page page" in tail
@@ -151,7 +154,7 @@ def test_a_drifted_claim_fails_the_build_naming_the_claim(tmp_path):
 def test_a_cell_that_fails_before_the_check_still_names_the_drifted_claim(tmp_path):
     register = (
         "from chapter2.claims import Observation, claim\n"
-        'claim("returns-dict", "cost_analysis() returns a dict.", page="page")'
+        'claim("returns-dict", page="page")'
         '(lambda: Observation({"type": "dict"}, {"type": "list"}))\n'
         "costs = [{'flops': 1.0}]  # what a JAX that drifted returns"
     )
@@ -424,7 +427,7 @@ SITE_PAGE = """# A page
 import os
 from chapter2.claims import Observation, claim, verify
 older = os.environ.get("DEMO_OLDER_JAX") == "1"  # the build that plays an older JAX
-claim("demo-sum", "1 + 1 makes 2.", page="page")(
+claim("demo-sum", page="page")(
     lambda: Observation({"1 + 1": 2}, {"1 + 1": 3 if older else 2})
 )
 ```

@@ -249,3 +249,17 @@ def test_squared_distances_are_rejected_as_wrong_values():
     result = exercises.check_safe_distance(squared_only)
     assert result.passed is False
     assert "the distances themselves are wrong" in result.sentence
+
+
+@pytest.mark.parametrize(
+    "epsilon_answer",
+    [
+        lambda X, Y: jnp.sqrt(jnp.sum((X[:, None] - Y[None]) ** 2, axis=-1) + 1e-12),
+        lambda X, Y: jnp.sqrt(jnp.maximum(jnp.sum((X[:, None] - Y[None]) ** 2, axis=-1), 1e-12)),
+    ],
+    ids=["sqrt of sq + eps", "sqrt of max(sq, eps)"],
+)
+def test_a_distance_that_is_not_zero_where_points_coincide_is_rejected(epsilon_answer):
+    result = exercises.check_safe_distance(epsilon_answer)
+    assert result.passed is False
+    assert "exactly 0" in result.sentence

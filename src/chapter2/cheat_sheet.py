@@ -11,7 +11,7 @@ APIS = [
     (
         "jax.profiler.trace(dir, create_perfetto_trace=True)",
         "jax.profiler.trace",
-        "trace as a context manager: xplane.pb, trace.json.gz and perfetto_trace.json.gz",
+        "trace as a context manager: xplane.pb, trace.json.gz, perfetto_trace.json.gz",
     ),
     (
         "jax.profiler.start_trace(dir) / stop_trace()",
@@ -26,7 +26,7 @@ APIS = [
     (
         "jax.profiler.StepTraceAnnotation(name, step_num=i)",
         "jax.profiler.StepTraceAnnotation",
-        "name a training step; TensorBoard groups by step",
+        "name a training step, for TensorBoard",
     ),
     ("jax.named_scope(name)", "jax.named_scope", "prefix op names (HLO op_name metadata)"),
     (
@@ -53,7 +53,7 @@ APIS = [
     (
         "jax.extend.core.jaxprs_in_params(eqn.params)",
         "jax.extend.core.jaxprs_in_params",
-        "the sub-jaxprs of a higher-order equation",
+        "an equation's sub-jaxprs",
     ),
     (
         "jax.extend.core.jaxpr_as_fun(jaxpr)",
@@ -116,7 +116,7 @@ APIS = [
     (
         "jax_persistent_cache_min_compile_time_secs",
         "config:jax_persistent_cache_min_compile_time_secs",
-        "compile time from which an entry is written to disk",
+        "compile time from which an entry is written to disk (1 s by default)",
     ),
     ("@jax.jit(static_argnums=...)", "jax.jit", "static arguments, decorator-factory form"),
     (
@@ -129,11 +129,11 @@ APIS = [
         "array:block_until_ready jax.block_until_ready",
         "wait for the computation (an argument is required)",
     ),
-    ("x.is_ready()", "array:is_ready", "whether the computation has finished, without waiting"),
+    ("x.is_ready()", "array:is_ready", "whether the computation has finished"),
     (
         "jax_cpu_enable_async_dispatch",
         "config:jax_cpu_enable_async_dispatch",
-        "whether the CPU back end dispatches asynchronously",
+        "whether the CPU back end dispatches asynchronously (set before it starts)",
     ),
 ]
 

@@ -22,12 +22,15 @@ from pathlib import Path
 from jupyter_client.provisioning import LocalProvisioner
 
 from chapter2.claims.attribution import PAGE_VARIABLE
+from chapter2.claims.registry import DOCS_VARIABLE
 from chapter2.quiet import LOCK_VARIABLE
 
 
 def share_timing_lock(app) -> None:
-    """`builder-inited`: the kernels of this build share one timing lock (chapter2.quiet)."""
+    """`builder-inited`: the kernels of this build share one timing lock (chapter2.quiet), and
+    read the claims' statements from this build's pages."""
     os.environ[LOCK_VARIABLE] = str(Path(app.outdir).parent / "timing.lock")
+    os.environ[DOCS_VARIABLE] = str(app.srcdir)
 
 
 def note_page(app, docname: str, source: list[str]) -> None:

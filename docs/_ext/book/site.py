@@ -127,7 +127,7 @@ class DriftReport(SphinxDirective):
             full = os.path.relpath(
                 path.parent / "report.md", Path(self.env.doc2path(self.env.docname)).parent
             )
-            lines.append(f"{{download}}`The full report <{full}>`, with every cell and output.")
+            lines.append(f"{{download}}`The full report <{full}>`.")
             found += self._parsed(lines)
             if report["jax"] in config.book_site_versions:  # the site holds that build
                 uri = f"../{folder(report['jax'])}/{REPORT_PAGE}.html"
@@ -153,8 +153,8 @@ def _unexplained(report: dict) -> list[str]:
     items = [("failing cell", c) for c in report["unexplained_cells"]]
     items += [("changed output", c) for c in report.get("unexplained_outputs", [])]
     if not items:
-        return ["No claim leaves a failing cell or a changed output unexplained."]
-    lines = ["Explained by no claim (read the prose around them):", ""]
+        return ["Nothing unexplained."]
+    lines = ["Explained by no claim:", ""]
     for what, item in items:
         first = item["cell"].strip().splitlines()[0]
         lines.append(f"- a {what} of {{doc}}`{item['page']}`, the cell starting `{first}`")

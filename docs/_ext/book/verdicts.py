@@ -224,7 +224,7 @@ def note_release_text(claim_ids: list[str], matrix: dict, home: dict) -> str:
     for claim_id in claim_ids:
         data = home.get(claim_id)
         if data is not None and data["kind"] == "observed":
-            said.append(Status(data["status"]).words(data["jax"]))
+            said.append(f"{_words(claim_id)}: {Status(data['status']).words(data['jax'])}")
     text = "; ".join(said)
     return text[:1].upper() + text[1:] + "."
 

@@ -12,6 +12,7 @@ import ast
 import functools
 import inspect
 import json
+import os
 import re
 import sys
 import types
@@ -67,8 +68,10 @@ WORDS = {
     Status.CANNOT_CHECK: "cannot be checked on JAX {jax}",
 }
 
-# The book's pages, where the source tree holds them (an installed wheel has none).
-DOCS = Path(__file__).resolve().parents[3] / "docs"
+# The book's pages: those of the book a build executes (it names them in DOCS_VARIABLE), or
+# those of the source tree (an installed wheel has none).
+DOCS_VARIABLE = "CHAPTER2_DOCS"
+DOCS = Path(os.environ.get(DOCS_VARIABLE) or Path(__file__).resolve().parents[3] / "docs")
 
 
 def plain_text(markdown: str) -> str:
