@@ -23,6 +23,7 @@ from chapter2.claims.backends import recorded_runs
 
 # The line of a page's setup cell that runs it on the CPU whatever the default device.
 PIN_CPU = 'jax.config.update("jax_default_device", jax.devices("cpu")[0])'
+MATRIX_PAGE = "claims-matrix"
 ON_THE_CPU = "This page's code and checks run on the CPU, whatever the machine's default device."
 
 
@@ -89,7 +90,10 @@ class BackendNote(SphinxDirective):
             return []
         box = nodes.container(classes=["backend-note"])
         for run in runs:
-            box += self.parse_text_to_nodes(with_recorded(text, run))
+            sentence = with_recorded(text, run)
+            if MATRIX_PAGE in self.env.found_docs:  # the page that lists the recorded runs
+                sentence = f"{sentence.rstrip('.')} (a {{doc}}`recorded run <{MATRIX_PAGE}>`)."
+            box += self.parse_text_to_nodes(sentence)
         return [box]
 
 

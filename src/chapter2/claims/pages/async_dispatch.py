@@ -1,5 +1,7 @@
 """Claims of the page `async-dispatch`: what returns at once, and what waits."""
 
+import time
+
 import jax
 import jax.numpy as jnp
 
@@ -87,19 +89,31 @@ def _pytree() -> Observation:
     )
 
 
-@claim("implicit-synchronization")
+@claim("implicit-synchronization", rests_on=("not-ready-after-dispatch",))
 def _implicit() -> Observation:
     heavy = jax.jit(_heavy)
-    m = jnp.ones((500, 500))
+    m = jnp.ones((2000, 2000))
     heavy(m).block_until_ready()
-    ready = {}
+    start = time.perf_counter()
+    heavy(m).block_until_ready()
+    computation = time.perf_counter() - start
+    left = {}
     for name, op in SYNCHRONIZING.items():
         result = heavy(m)
+        if result.is_ready():
+            msg = f"the result was ready before {name} ran: nothing left to wait for"
+            raise CannotCheck(msg)
         op(result)
-        ready[name] = result.is_ready()
-    return Observation(
-        expected={f"ready after {name}": True for name in SYNCHRONIZING},
-        observed={f"ready after {name}": value for name, value in ready.items()},
+        start = time.perf_counter()
+        result.block_until_ready()
+        left[name] = time.perf_counter() - start
+    return Observation(  # waited: less than a tenth of the computation was left afterwards
+        expected={f"waited in {name}": True for name in SYNCHRONIZING},
+        observed={
+            **{f"waited in {name}": s < computation / 10 for name, s in left.items()},
+            "computation ms": round(computation * 1e3, 1),
+            "left afterwards ms": [round(s * 1e3, 2) for s in left.values()],
+        },
     )
 
 
