@@ -7,6 +7,8 @@ from pathlib import Path
 
 from book.cache import cache_folder  # the book's Sphinx layer, installed with the project
 
+from chapter2.releases import baseline_jax
+
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 
@@ -32,8 +34,8 @@ book_engine_src = str(ROOT / "src")
 nb_execution_mode = "cache"
 nb_execution_cache_path = str(cache_folder(BUILD / ".jupyter_cache"))
 nb_execution_timeout = 300  # seconds per cell: a hung cell fails instead of hanging the build
-nb_execution_raise_on_error = False  # a failing page is reported and the build goes on ...
-nb_execution_show_tb = True  # ... with its traceback; book.failures names them all at the end
+nb_execution_allow_errors = True  # every cell runs; book.failures names each failing one
+nb_render_error_lexer = "myst-ansi"  # an error shows as IPython coloured it, whatever its text
 nb_merge_streams = True
 nb_render_markdown_format = "myst"  # Markdown that cells output may use roles such as {ref}
 
@@ -63,11 +65,13 @@ html_last_updated_fmt = ""
 html_context = {"default_mode": "auto"}  # light or dark as the reader's system prefers
 
 # The versioned site (nox -s site; docs/_ext/book/site.py): the JAX releases built into it,
-# the baseline first, and in a drift build the claims JSON and the drift report of its JAX.
+# the baseline first. A drift build (nox -s drift) names the claims JSON of its JAX and the
+# baseline build's notebooks; the baseline's recorded verdicts are committed.
 book_site_versions = os.environ.get("BOOK_SITE_VERSIONS", "").split()
 book_drift_claims = os.environ.get("BOOK_DRIFT_CLAIMS", "")
-book_drift_report = os.environ.get("BOOK_DRIFT_REPORT", "")
-book_drift_reports = str(ROOT / "data" / "drift")  # the committed reports: nox -s drift
+book_drift_baseline = os.environ.get("BOOK_DRIFT_BASELINE", "")
+book_drift_baseline_claims = str(ROOT / "data" / "matrix" / f"jax-{baseline_jax()}.json")
+book_drift_reports = str(ROOT / "data" / "drift")  # the committed reports: nox -s record
 _drift_jax = json.loads(Path(book_drift_claims).read_text())["jax"] if book_drift_claims else ""
 if book_site_versions:
     html_theme_options |= {

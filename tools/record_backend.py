@@ -3,17 +3,8 @@
     python tools/record_backend.py prepare WORK   # here, in the docs environment
     python WORK/record_backend.py run OUT         # there: JAX, NumPy, Matplotlib, SciPy
 
-`prepare` writes a new folder to take to that machine: the package's source (`src/`,
-`pyproject.toml`, the commit), each page's code cells as one plain script
-(`pages/<page>.py`), stand-ins for the two notebook modules the pages import (`shim/`:
-`myst_nb.glue` prints what it would glue, `IPython.display.Markdown` is a string) and this
-file. `run` records, into OUT: the claims as `python -m chapter2.claims --json` judges them
-there (`claims.json`, and the CLI's output in `claims.log`), every page script run to its
-end or its first error on the machine's default device (a page about the CPU on its CPU:
-`pages.json`, with the last line each printed, and `pages.log`), and `run.json` (device,
-platform, versions, date, commit), which is what `chapter2.claims.backends` reads from
-`data/backends/<device>-jax-<version>/`. A stand-in is used only where the real module is
-missing; no process takes GPU memory ahead (XLA_PYTHON_CLIENT_PREALLOCATE=false).
+`prepare` writes src/, each page as a script, stand-ins for myst_nb and IPython and this file;
+`run` records there the claims, each page's run and `run.json`: a data/backends/ folder.
 """
 
 import argparse
@@ -42,23 +33,44 @@ SHIMS = {
 }
 
 
-def prepare(work: Path, pages: list[str] | None = None) -> None:
-    """Write WORK: src/, pages/<page>.py, shim/ and this file."""
+def page_script(page: Path, prelude: str = "") -> str:
+    """A page's code cells, in order, as one plain Python script, after `prelude`."""
     from book.dependencies import code_cells  # noqa: PLC0415 (the docs environment only)
 
+    return "\n\n".join([prelude, *code_cells(page.read_text())]).lstrip() + "\n"
+
+
+def run_script(
+    script: Path, cwd: Path, env: dict[str, str], timeout: float | None = None
+) -> tuple[int | str, str, float]:
+    """A page's script in a fresh interpreter: exit status (or "timeout"), output, seconds."""
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(
+            [sys.executable, str(script)],
+            cwd=cwd,
+            env={"MPLBACKEND": "Agg", **env},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        status, output = done.returncode, done.stdout + done.stderr
+    except subprocess.TimeoutExpired:
+        status, output = "timeout", f"stopped after {timeout:.0f} s"
+    return status, output, time.perf_counter() - start
+
+
+def prepare(work: Path, pages: list[str] | None = None) -> None:
+    """Write WORK: src/, pages/<page>.py, shim/ and this file."""
     if work.exists():
         msg = f"{work} exists: prepare writes a new folder"
         raise SystemExit(msg)
     shutil.copytree(ROOT / "src", work / "src", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", work)  # the baseline pin, read where nothing is installed
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    (work / "commit").write_text(commit.stdout.strip() or "unknown")
+    git = ["git", "rev-parse", "--short", "HEAD"]
+    commit = subprocess.run(git, cwd=ROOT, capture_output=True, text=True, check=False).stdout
+    (work / "commit").write_text(commit.strip() or "unknown")
     (work / "pages").mkdir()
     sources = {p.stem: p for p in sorted((ROOT / "docs").glob("*.md"))}
     unknown = sorted(set(pages or []) - set(sources))
@@ -66,9 +78,8 @@ def prepare(work: Path, pages: list[str] | None = None) -> None:
         msg = f"no such page: {', '.join(unknown)}"
         raise SystemExit(msg)
     for name, page in sources.items():
-        cells = code_cells(page.read_text())
-        if cells and (pages is None or name in pages):
-            (work / "pages" / f"{name}.py").write_text("\n\n".join(cells) + "\n")
+        if "```{code-cell}" in page.read_text() and (pages is None or name in pages):
+            (work / "pages" / f"{name}.py").write_text(page_script(page))
     for module, text in SHIMS.items():
         path = work / "shim" / Path(*module.split(".")) / "__init__.py"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,9 +88,7 @@ def prepare(work: Path, pages: list[str] | None = None) -> None:
 
 
 def environment(work: Path) -> dict[str, str]:
-    """The environment of a page or the claims CLI: the package, a stand-in for each
-    notebook module this interpreter lacks, and no GPU memory taken ahead (each page and
-    each probe it starts is a process of its own)."""
+    """The package, a stand-in for each missing notebook module, no GPU memory taken ahead."""
     shims = work / "shims-used"
     shutil.rmtree(shims, ignore_errors=True)
     shims.mkdir()
@@ -90,43 +99,23 @@ def environment(work: Path) -> dict[str, str]:
     return {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(p for p in paths if p),
-        "MPLBACKEND": "Agg",
         "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
     }
 
 
 def run_pages(work: Path, out: Path, env: dict[str, str], timeout: float) -> list[dict]:
-    """Every page script in a fresh interpreter, in a scratch folder: its exit status, time
-    and last line; the whole output goes to pages.log."""
+    """Every page script in a scratch folder: status, time and last line (all in pages.log)."""
     results, log = [], []
     for script in sorted((work / "pages").glob("*.py")):
-        start = time.perf_counter()
         with tempfile.TemporaryDirectory() as scratch:
-            try:
-                done = subprocess.run(
-                    [sys.executable, str(script)],
-                    cwd=scratch,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=timeout,
-                    check=False,
-                )
-                status, output = done.returncode, done.stdout + done.stderr
-            except subprocess.TimeoutExpired:
-                status, output = "timeout", f"stopped after {timeout:.0f} s"
-        seconds = round(time.perf_counter() - start, 1)
+            status, output, seconds = run_script(script, Path(scratch), env, timeout)
         lines = output.strip().splitlines()
+        last = lines[-1] if lines else ""
         results.append(
-            {
-                "page": script.stem,
-                "rc": status,
-                "seconds": seconds,
-                "last": lines[-1] if lines else "",
-            }
+            {"page": script.stem, "rc": status, "seconds": round(seconds, 1), "last": last}
         )
-        log.append(f"===== {script.stem} rc={status} {seconds} s\n{output}")
-        print(script.stem, status, seconds, flush=True)
+        log.append(f"===== {script.stem} rc={status} {seconds:.1f} s\n{output}")
+        print(script.stem, status, round(seconds, 1), flush=True)
     (out / "pages.log").write_text("\n".join(log))
     return results
 
@@ -144,30 +133,19 @@ def run(work: Path, out: Path, claims_page: str | None = None, timeout: float = 
     command = [sys.executable, "-m", "chapter2.claims", "--json", str(out / "claims.json")]
     if claims_page:
         command += ["--page", claims_page]
-    try:
-        claims = subprocess.run(
-            command, env=env, capture_output=True, text=True, timeout=1800, check=False
-        )
-        said, code = claims.stdout + claims.stderr, claims.returncode
-    except subprocess.TimeoutExpired as stopped:
-        parts = (stopped.output, stopped.stderr)  # bytes, whatever text= said
-        said = "".join(
-            s.decode(errors="replace") if isinstance(s, bytes) else s or "" for s in parts
-        )
-        code = "none: stopped after 1800 s"
-    (out / "claims.log").write_text(said)
+    claims = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    code = claims.returncode
+    (out / "claims.log").write_text(claims.stdout + claims.stderr)
     if not (out / "claims.json").exists():
         msg = f"the claims CLI wrote nothing (exit {code}); its output is in {out / 'claims.log'}"
         raise SystemExit(msg)
     pages = run_pages(work, out, env, timeout)
     (out / "pages.json").write_text(json.dumps(pages, indent=1) + "\n")
-    about = json.loads(
-        subprocess.run(
-            [sys.executable, "-c", _ABOUT], env=env, capture_output=True, text=True, check=True
-        ).stdout
-    )
+    claims = json.loads((out / "claims.json").read_text())
+    first = claims["claims"][0]  # every verdict names the device it was reached on
     record = {
-        **about,
+        **{k: first[k] for k in ("jax", "jaxlib", "platform", "device")},
+        "python": claims["python"],
         "recorded": dt.date.today().isoformat(),
         "claims": "claims.json",
         "pages": "pages.json",
@@ -176,14 +154,6 @@ def run(work: Path, out: Path, claims_page: str | None = None, timeout: float = 
     }
     (out / "run.json").write_text(json.dumps(record, indent=2) + "\n")
     return record
-
-
-# The default device's platform and kind, and the versions, as the claims record them.
-_ABOUT = """
-import json, platform
-from chapter2.claims.registry import installed_versions
-print(json.dumps({**installed_versions(), "python": platform.python_version()}))
-"""
 
 
 def main(argv: list[str] | None = None) -> int:

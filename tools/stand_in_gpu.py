@@ -1,12 +1,6 @@
-"""A stand-in GPU as the first device JAX lists, for a machine that has none.
-
-Run before a page's code (the tests prepend it to a page run as a script; `nox -s
-standin_gpu` makes it an IPython startup file of every page kernel), it makes
-`jax.devices()` list a GPU first (the device the claims take for the machine's default when
-a page has not pinned one) and `jax.default_backend()` say "gpu". The computations still
-run on the CPU: it shows how the book reads where the default device is a GPU (which claims
-are judged as the GPU's, which pages pin the CPU), never what a GPU computes.
-"""
+"""A stand-in GPU listed first by `jax.devices()`, run before a page's code (a test's script,
+or an IPython startup file in `nox -s standin_gpu`): it shows which claims a GPU-default
+machine judges as the GPU's and which pages pin the CPU, never what a GPU computes."""
 
 import jax
 

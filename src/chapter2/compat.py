@@ -7,7 +7,7 @@ the claim is checked, not reported as drifted.
 
 import jax
 
-from chapter2.claims.registry import CannotCheck
+from chapter2.cannot_check import CannotCheck
 
 
 def jaxprs_in_params(params) -> list:

@@ -2,10 +2,7 @@
 
 import os
 import platform
-import re
 import sys
-import tomllib
-from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
 
 import jax
@@ -40,20 +37,3 @@ def environment() -> dict[str, str]:
         "CPU": f"{cpu_model()} ({os.cpu_count()} cores)",
         "platform": platform.platform(terse=True),
     }
-
-
-def baseline_jax() -> str:
-    """The JAX release the book is written against: the pin of the package's `baseline` extra,
-    from its installed metadata or, run from a source tree with nothing installed
-    (`PYTHONPATH=src`), from its pyproject.toml."""
-    try:
-        pins = [r for r in requires("chapter2") or [] if re.search(r"extra == .baseline.", r)]
-    except PackageNotFoundError:
-        pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
-        pins = pyproject["project"]["optional-dependencies"]["baseline"]
-    for pin in pins:
-        found = re.match(r"jax==([\w.]+)", pin)
-        if found:
-            return found.group(1)
-    msg = "the chapter2 package declares no baseline jax== pin"
-    raise LookupError(msg)

@@ -15,8 +15,6 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from chapter2.quiet import LOCK_VARIABLE
-
 PACKAGE = "chapter2.probes"
 
 
@@ -41,11 +39,7 @@ def _run(command: list[str], label: str, env: dict[str, str] | None, timeout: fl
         command,
         capture_output=True,
         text=True,
-        env={
-            k: v
-            for k, v in {**os.environ, **pinned_platform(), **(env or {})}.items()
-            if k != LOCK_VARIABLE
-        },
+        env={**os.environ, **pinned_platform(), **(env or {})},
         timeout=timeout,
         check=False,
     )

@@ -1,19 +1,16 @@
 """Timing a JAX call the right way, and comparing two timings by their numbers.
 
-`bench` warms up first, waits for every run and measures while no other page of a parallel
-build computes (`chapter2.quiet`). A timing keeps every run, so it carries its spread: the
-middle half of its runs, from the first quartile to the third, which one slow run (a page
-fault, a thread waking up) does not stretch. A comparison of two timings says "faster" or
-"slower" only when their spreads do not overlap. JAX is imported only by `bench`: the book's
-Sphinx layer reads COMPARISON_MIME from here without it.
+`bench` warms up first and waits for every run. A timing keeps every run, so it carries its
+spread: the middle half of its runs, from the first quartile to the third, which one slow run
+(a page fault, a thread waking up) does not stretch. A comparison of two timings says "faster"
+or "slower" only when their spreads do not overlap. JAX is imported only by `bench`: the
+book's Sphinx layer reads COMPARISON_MIME from here without it.
 """
 
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from chapter2.quiet import alone
 
 COMPARISON_MIME = "application/vnd.chapter2.comparison+json"
 
@@ -72,7 +69,7 @@ def bench_together(calls: dict[str, tuple[Callable, tuple]], n: int = 20) -> dic
     threads), and in every round it runs once untimed right before its timed run: a cheap
     call timed right after an expensive one would otherwise pay for the caches and memory
     its neighbour disturbed (a 0.02 ms call measured 0.17 ms that way). So each call reads
-    its own time, as if timed alone. Nothing else of a parallel build computes meanwhile."""
+    its own time, as if timed alone."""
     import jax  # noqa: PLC0415 - the Sphinx layer imports this module without JAX
 
     def run(f: Callable, args: tuple) -> float:
@@ -80,17 +77,16 @@ def bench_together(calls: dict[str, tuple[Callable, tuple]], n: int = 20) -> dic
         jax.block_until_ready(f(*args))
         return time.perf_counter() - start
 
-    with alone():
-        for f, args in calls.values():
-            done, spent = 0, 0.0
-            while done < WARM_UP[0] or spent < WARM_UP[1]:
-                spent += run(f, args)
-                done += 1
-        times: dict[str, list[float]] = {name: [] for name in calls}
-        for _ in range(n):
-            for name, (f, args) in calls.items():
-                run(f, args)  # settles what the previous call disturbed
-                times[name].append(run(f, args))
+    for f, args in calls.values():
+        done, spent = 0, 0.0
+        while done < WARM_UP[0] or spent < WARM_UP[1]:
+            spent += run(f, args)
+            done += 1
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(n):
+        for name, (f, args) in calls.items():
+            run(f, args)  # settles what the previous call disturbed
+            times[name].append(run(f, args))
     return {name: BenchResult(tuple(runs)) for name, runs in times.items()}
 
 

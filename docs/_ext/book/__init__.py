@@ -1,37 +1,41 @@
-"""The book's Sphinx layer: numbering, claim verdicts, failure reports, page kernels,
-notebook downloads, a book that needs no network, and the versioned site.
-
-`chapter2` computes and returns data; this package turns it into pages. It is installed with
-the project (pyproject.toml ships it beside `chapter2`), which also declares its entry points:
-the mime renderers for myst-nb (verdicts, timing comparisons, alt text) and the IPC kernel
-provisioner for Jupyter. conf.py enables it with `extensions = ["book"]`.
-"""
+"""The book's Sphinx layer: `chapter2` returns data, this turns it into pages. A package of
+its own (docs/_ext/pyproject.toml declares its renderers and kernel provisioner)."""
 
 import hashlib
+import os
 from pathlib import Path
 
 from book import (
     backends,
-    balance,
     dependencies,
     failures,
     glyphs,
-    kernels,
     notebooks,
     numbering,
     offline,
     site,
     verdicts,
 )
+from chapter2.claims.attribution import PAGE_VARIABLE
+from chapter2.claims.registry import DOCS_VARIABLE
 
 
 def layer_hash(package: Path = Path(__file__).parent) -> str:
-    """A hash of this package's code: a config value of its own, so that a change to the
-    layer makes Sphinx read every page again (their executed outputs stay cached)."""
+    """A hash of this package's code: as a config value, a change re-reads every page."""
     digest = hashlib.sha256()
     for path in sorted(package.glob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def name_the_pages(app) -> None:
+    """`builder-inited`: the claims read what the book says from this build's pages."""
+    os.environ[DOCS_VARIABLE] = str(app.srcdir)
+
+
+def name_the_page(app, docname: str, source: list[str]) -> None:
+    """`source-read`: the kernel started next knows its page (chapter2.claims.attribution)."""
+    os.environ[PAGE_VARIABLE] = docname
 
 
 def setup(app):
@@ -43,8 +47,7 @@ def setup(app):
     app.connect("env-before-read-docs", numbering.note_read)
     app.connect("env-get-updated", numbering.rewrite_after_toctree_change)
     app.add_config_value("book_engine_src", "", "env", types=[str])
-    app.add_config_value("book_balance", True, "", types=[bool])
-    app.connect("source-read", kernels.note_page)
+    app.connect("source-read", name_the_page)
     app.connect("source-read", dependencies.note_page_dependencies)
 
     app.add_directive("claims-matrix", verdicts.ClaimsMatrix)
@@ -52,23 +55,24 @@ def setup(app):
     app.add_node(verdicts.claims_matrix)
     app.add_node(verdicts.note_release)
     app.connect("env-before-read-docs", verdicts.init_env)
-    app.connect("env-before-read-docs", balance.balance)
+    app.connect("doctree-read", verdicts.collect_verdicts)
     app.connect("env-purge-doc", verdicts.purge)
-    app.connect("env-merge-info", verdicts.merge)
     app.connect("env-get-updated", verdicts.rewrite_tables)
     app.connect("doctree-resolved", verdicts.fill_pages)
 
-    app.connect("builder-inited", failures.start)
-    app.connect("builder-inited", kernels.share_timing_lock)
+    app.connect("builder-inited", name_the_pages)
     app.connect("env-get-outdated", failures.recheck)
+    app.connect("env-updated", failures.report_cells)
     app.connect("env-get-outdated", notebooks.uncached)
-    app.connect("build-finished", failures.finish)
+    app.connect("build-finished", failures.forget_failed_pages)
     app.connect("html-page-context", notebooks.offer_notebook)  # before the theme's (501)
-    app.connect("build-finished", notebooks.publish_wheel)
     app.connect("build-finished", offline.copy_mathjax)
     app.add_config_value("book_site_versions", [], "html", types=[list])
     app.add_config_value("book_drift_claims", "", "html", types=[str])
-    app.add_config_value("book_drift_report", "", "", types=[str])
+    app.add_config_value("book_drift_baseline", "", "", types=[str])
+    app.add_config_value("book_drift_baseline_claims", "", "", types=[str])
+    app.connect("env-get-outdated", site.read_report_again)
+    app.connect("env-before-read-docs", site.read_report_last)
     app.add_config_value("book_drift_reports", "", "", types=[str])
     app.add_directive("drift-report", site.DriftReport)
     app.add_config_value("book_backends", "", "env", types=[str])
@@ -76,7 +80,6 @@ def setup(app):
     app.add_directive("backend-runs", backends.BackendRuns)
     app.connect("doctree-read", backends.mark_runs_on_cpu)
     app.connect("doctree-resolved", site.banner)
-    app.connect("doctree-resolved", site.drop_drift_tracebacks)
     app.add_post_transform(glyphs.EmojiAsWords)
     app.add_css_file("book.css")
-    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"version": "1", "parallel_read_safe": False}  # the book builds with -j 1

@@ -1,15 +1,8 @@
 """Other backends on the page: what a recorded GPU run did, and which pages run on the CPU.
 
-    ```{backend-note} fusion-boundaries
-    On an {{device}} with JAX {{jax}}, the softmax by hand compiled to
-    {{fusion-boundaries/softmax by hand|len}} fusion.
-    ```
-
-A `{backend-note}` is one sentence in the reader's words about a run recorded on another
-backend (data/backends/); `{{key/subkey|format}}` is a value that run recorded, never typed:
-`device`, `jax` and `recorded` name the run, a claim id reaches what its check observed
-there, and any other key the run's numbers file. A run that did not record the claim says
-nothing. A page whose setup cell pins the CPU gets one line under its title saying so.
+A `{backend-note} <claim-id>` is a sentence about each run recorded on another backend that
+checked the claim (data/backends/), its `{{key/subkey|format}}` values filled from the run
+(`{{device}}`, `{{<claim-id>/<observed name>|len}}`, a path in its numbers file).
 """
 
 import json
@@ -50,8 +43,7 @@ class BackendRuns(SphinxDirective):
 
 
 def recorded_value(run: dict, key: str, spec: str = ""):
-    """The value `run` recorded under `key` ("device", "claim-id/observed name", a path in its
-    numbers file), formatted by `spec` ("len" counts a list, "join" lists it in words)."""
+    """The value `run` recorded under `key`, formatted by `spec` ("len", "join" or a format)."""
     numbers = (
         json.loads((Path(run["path"]) / run["numbers"]).read_text()) if "numbers" in run else {}
     )

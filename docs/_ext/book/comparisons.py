@@ -1,10 +1,5 @@
-"""Timing comparisons in the prose: the sentence a cell chose, marked with its numbers.
-
-`chapter2.timing.Comparison` displays its data under COMPARISON_MIME. Glued into prose with
-`{glue}`, this renderer writes its sentence inside a `<span class="comparison">` whose data
-attributes hold the verdict, the ratio and both timings, so a test of the built site can
-check every comparison against the numbers it was chosen from.
-"""
+"""Timing comparisons in the prose: the sentence a cell chose, in a span whose data
+attributes hold its numbers, so a test of the site can check each against them."""
 
 import html
 

@@ -1,25 +1,16 @@
-"""What each page's outputs depend on in the engine, so that a change re-executes only them.
-
-myst-nb's cache is keyed on a page's own cells. This reads a page's code cells (as myst-nb
-reads them) and parses their Python: the `chapter2` modules they import, the claims they
-name (any string that is a claim id: `verify("id")`, or a list of ids a loop verifies) and
-the probes they run (`run_probe("name")`). It follows the engine's own imports from there
-and hashes those files. The hash goes into the metadata of the page's first code cell
-(`deps-hash`, an option myst-nb keeps), so the cache key changes with the page's
-dependencies; `env.note_dependency` makes Sphinx read the page again when one changes.
-"""
+"""The engine files each page's outputs depend on (its imports, the claims and probes it
+names), hashed into a hidden last cell at `source-read`: a change re-executes only them."""
 
 import ast
 import hashlib
 import re
 from pathlib import Path
 
-from myst_nb.core.read import read_myst_markdown_notebook
+import jupytext
 
 from chapter2.fresh import PACKAGE as PROBES
 
 _CLAIM = re.compile(r"""^@claim\(\s*["']([\w-]+)["']""", re.M)
-_FIRST_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(---\n)?", re.M)
 
 
 def module_path(src: Path, module: str) -> Path | None:
@@ -47,20 +38,6 @@ def imported_modules(code: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("chapter2"):
             found.add(node.module)
             found |= {f"{node.module}.{a.name}" for a in node.names}
-    return found
-
-
-def probes_run(code: str) -> set[str]:
-    """The probes a piece of code runs: the first argument of each `run_probe("name")`."""
-    found = set()
-    for node in ast.walk(_parse(code)):
-        if (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "run_probe"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-        ):
-            found.add(f"{PROBES}.{node.args[0].value}")
     return found
 
 
@@ -98,8 +75,8 @@ def closure(src: Path, modules: set[str]) -> set[Path]:
 
 
 def code_cells(page_text: str) -> list[str]:
-    """The Python of a page's code cells, as myst-nb reads them (options taken off)."""
-    notebook = read_myst_markdown_notebook(page_text)
+    """The Python of a page's code cells, options taken off (jupytext's MyST reader)."""
+    notebook = jupytext.reads(page_text, fmt="md:myst")
     return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
 
 
@@ -108,8 +85,10 @@ def page_dependencies(src: Path, page_text: str) -> set[Path]:
     modules: set[str] = set()
     owners = claim_modules(src)
     for code in code_cells(page_text):
-        modules |= imported_modules(code) | probes_run(code)
-        modules |= {owners[s] for s in strings(code) if s in owners}
+        named = strings(code)  # a claim id (`verify("id")`) or a probe (`run_probe("name")`)
+        modules |= imported_modules(code) | {owners[s] for s in named if s in owners}
+        probes = {f"{PROBES}.{s}" for s in named if s.isidentifier()}
+        modules |= {p for p in probes if module_path(src, p)}
     return closure(src, modules)
 
 
@@ -123,13 +102,9 @@ def digest(paths: set[Path], root: Path) -> str:
 
 
 def with_hash(page_text: str, value: str) -> str:
-    """The page with `deps-hash: value` among the options of its first code cell, written the
-    way that cell writes its options (`:key: value` lines, or a `---` YAML block)."""
-    found = _FIRST_CELL.search(page_text)
-    if found is None:
-        return page_text
-    option = f"deps-hash: {value}\n" if found[1] else f":deps-hash: {value}\n"
-    return page_text[: found.end()] + option + page_text[found.end() :]
+    """The page with a last code cell, hidden, whose comment holds `value`."""
+    cell = f"```{{code-cell}} ipython3\n:tags: [remove-cell]\n# engine files: {value}\n```\n"
+    return f"{page_text.rstrip()}\n\n{cell}"
 
 
 def note_page_dependencies(app, docname: str, source: list[str]) -> None:

@@ -1,152 +1,122 @@
 """A build that names every problem in its last lines, and never forgets a failing page.
 
-Pages execute with `nb_execution_raise_on_error = False`: a failing cell does not stop the
-build; myst-nb records the failure in the page's execution data (succeeded, traceback). A
-drift build also sets `nb_execution_allow_errors`, so a page runs every cell past a failing
-one; then every cell whose outputs hold an error is listed (read from the executed notebook). Sphinx
-warnings (an unknown directive, a broken reference, a page outside every toctree) fail the
-build under -W. When the build finishes, this lists both, page by page, in its last lines and
-beside the HTML: `failed-pages.txt` as printed (`python -m book.build` prints it again as the
-very last lines) and `failed-pages.json` for tools (the drift report reads it).
-
-With --keep-going Sphinx saves its environment even when warnings are errors, so a page that
-failed would be up to date at the next build, and neither read nor reported again. Every page
-named in the previous report is therefore read, executed and reported again, until it passes.
+Each error output of a page's cells becomes a warning at its line; the warning file becomes
+the build's last lines and REPORT(_DATA), whose pages the next build reads and runs again.
 """
 
+import contextlib
 import json
-import logging
 import re
 from pathlib import Path
 
-from docutils import nodes
-from docutils.utils import get_source_line
-from myst_nb.sphinx_ import NbMetadataCollector
-from sphinx.util import logging as sphinx_logging
+from sphinx.util import logging
 
+from book.cache import opened
 from book.notebooks import executed_notebook
 
-logger = sphinx_logging.getLogger(__name__)
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_CELL = re.compile(r"-{18}\n(?P<cell>.*?)\n-{18}\n(?P<traceback>.*)", re.S)
-_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Drift|Exit|Interrupt)\b.*$", re.M)
-REPORTS = ("failed-pages.txt", "failed-pages.json")
+logger = logging.getLogger(__name__)
+WARNINGS, REPORT, REPORT_DATA = "warnings.txt", "failed-pages.txt", "failed-pages.json"
+_WARNING = re.compile(
+    r"^(?:(?P<path>.+?)(?::(?P<line>\d+))?: )?(?:WARNING|ERROR|CRITICAL): (?P<message>.*?)"
+    r"(?=^\S|\Z)",
+    re.M | re.S,
+)
+AFTER_A_FAILURE = "(after a failing cell of this page: it may follow from it)"
 
 
-def parse_failure(docname: str, traceback: str) -> dict:
-    """Page, failing cell and error of the traceback of a failed execution."""
-    text = _ANSI.sub("", traceback)
-    found = _CELL.search(text)
-    cell, rest = (found["cell"], found["traceback"]) if found else ("", text)
-    headers = list(_ERROR_LINE.finditer(rest))
-    if headers:  # the last exception, with the indented lines of its message
-        tail = rest[headers[-1].start() :].splitlines()
-        error = [tail[0], *(line for line in tail[1:] if line.startswith("  "))]
-    else:
-        error = [line for line in rest.splitlines() if line.strip()][-1:]
-    return {"page": docname, "cell": cell.strip(), "error": "\n".join(error).strip()}
-
-
-def execution_failures(env) -> list[dict]:
-    """Every page whose last execution failed, from myst-nb's own record of it."""
-    failed = []
-    for docname in sorted(env.found_docs):
-        data = NbMetadataCollector.get_exec_data(env, docname)
-        if data and not data["succeeded"]:
-            failed.append(parse_failure(docname, data["traceback"] or data["error"] or ""))
-    return failed
-
-
-def cell_errors(app) -> list[dict]:
-    """Every cell whose outputs hold an error, page by page, in a build that lets cells fail."""
+def cell_failures(env, build: Path) -> list[dict]:
+    """Every cell with an error output: page, line, source, error, and whether one failed before."""
     found = []
-    for docname in sorted(app.env.found_docs):
-        notebook = executed_notebook(app, docname)
-        for cell in notebook.cells if notebook is not None else []:
+    for docname in sorted(env.found_docs):
+        notebook = executed_notebook(build, env.config.nb_execution_cache_path, docname)
+        lines = notebook.metadata.get("source_map", []) if notebook else []
+        earlier = False
+        for index, cell in enumerate(notebook.cells if notebook else []):
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "error":
-                    error = _ANSI.sub("", f"{output['ename']}: {output['evalue']}")
-                    found.append({"page": docname, "cell": cell.source.strip(), "error": error})
+                    found.append(
+                        {
+                            "page": docname,
+                            "line": lines[index] if index < len(lines) else None,
+                            "cell": cell.source.strip(),
+                            "error": f"{output['ename']}: {output['evalue']}",
+                            "after_a_failure": earlier,
+                        }
+                    )
+                    earlier = True
     return found
 
 
-def _where(env, location) -> tuple[str, str]:
-    """The page and line of a warning's location: a docname, (docname, line), "path:line", or
-    a document node, as Sphinx's callers give it."""
-    if isinstance(location, tuple):
-        return str(location[0]), str(location[1] or "")
-    if isinstance(location, nodes.Node):
-        source, line = get_source_line(location)
-        location = f"{source}:{line or ''}" if source else ""
-    text = str(location or "")
-    path, line = ([*text.rsplit(":", 1), ""])[:2] if re.search(r":\d*$", text) else (text, "")
-    page = path if path in env.found_docs else env.path2doc(path) if path else None
-    return page or "(no page)", line
+def failure_text(failure: dict) -> str:
+    """A failing cell's warning: the error, then the cell's last lines."""
+    cell = [line for line in failure["cell"].splitlines() if line.strip()][-2:]
+    head = [AFTER_A_FAILURE] if failure["after_a_failure"] else []
+    return "\n".join([*head, failure["error"], *(f"    | {line}" for line in cell)])
 
 
-class _Warnings(logging.Handler):
-    """Every warning the build logs, with its page and line (execution failures excepted:
-    myst-nb's record of them is read instead)."""
-
-    def __init__(self, app):
-        super().__init__(logging.WARNING)
-        self.app, self.found = app, []
-
-    def emit(self, record):
-        if getattr(record, "type", None) == "mystnb" and getattr(record, "subtype", None) == "exec":
-            return
-        page, line = _where(self.app.env, getattr(record, "location", None))
-        warning = {
-            "page": page,
-            "line": line,
-            "message": _ANSI.sub("", record.getMessage()).strip(),
-        }
-        if warning not in self.found:  # a parser may say the same thing twice
-            self.found.append(warning)
+def report_cells(app, env) -> None:
+    """`env-updated`: each failing cell of the book as a warning at its page and line."""
+    app.book_failures = cell_failures(env, Path(app.outdir).parent)
+    for failure in app.book_failures:
+        logger.warning(failure_text(failure), location=(failure["page"], failure["line"]))
 
 
-def summary(failures: list[dict], warnings: list[dict]) -> str:
-    """The problems of a build as its last lines say them: each failing page with the last
-    lines of its failing cell and its error, then each warning with its page and line."""
-    count = len(failures) + len(warnings)
+def forget_failed_pages(app, exception) -> None:
+    """`build-finished`: a page with a failing cell leaves the cache: the next build runs it."""
+    pages = {f["page"] for f in getattr(app, "book_failures", [])}
+    path, build = app.config.nb_execution_cache_path, Path(app.outdir).parent
+    for page in sorted(pages):
+        notebook = executed_notebook(build, path, page)
+        with opened(path) as cache, contextlib.suppress(KeyError):
+            cache.remove_cache_record(cache.match_cache_notebook(notebook).pk)
+
+
+def read_warnings(text: str, source: Path) -> list[dict]:
+    """Sphinx's warning file as path (from `source`'s parent), line and message, in order."""
+    found = []
+    for match in _WARNING.finditer(text):
+        path = match["path"] or ""
+        if Path(path).is_absolute() and Path(path).is_relative_to(source.parent):
+            path = str(Path(path).relative_to(source.parent))
+        line = int(match["line"]) if match["line"] else 0
+        found.append({"path": path, "line": line, "message": match["message"].strip()})
+    return sorted(found, key=lambda w: (w["path"], w["line"]))
+
+
+def summary(problems: list[dict]) -> str:
+    """A build's problems as its last lines, each at its file and line, knock-ons marked."""
+    count = len(problems)
     lines = [f"{count} problem{'s' if count != 1 else ''} failed the build:"]
-    for failure in failures:
-        cell = [line for line in failure["cell"].splitlines() if line.strip()][-2:]
-        lines += [f"  page {failure['page']}: a cell failed", *(f"      | {c}" for c in cell)]
-        lines += ["    " + line for line in failure["error"].splitlines()]
-    for warning in warnings:
-        line = f", line {warning['line']}" if warning["line"] else ""
-        lines.append(f"  page {warning['page']}{line}: {warning['message']}")
+    first_failure: dict[str, int] = {}
+    for problem in problems:
+        path, line, message = problem["path"], problem["line"], problem["message"].splitlines()
+        if line > first_failure.get(path, line) and message[:1] != [AFTER_A_FAILURE]:
+            message.insert(0, AFTER_A_FAILURE)
+        if message and message[-1].startswith("    | "):  # a failing cell (failure_text)
+            first_failure.setdefault(path, line)
+        where = f"{path}:{line}" if line else path or "(no page)"
+        lines.append(f"  {where}: {message[0] if message else ''}")
+        lines += [f"    {text}" for text in message[1:]]
     return "\n".join(lines)
 
 
-def start(app) -> None:
-    """`builder-inited`: remember the pages the last report named, start listening for
-    warnings, and remove the last report."""
-    reports = [Path(app.outdir) / name for name in REPORTS]
-    last = json.loads(reports[1].read_text()) if reports[1].exists() else {}
-    app.book_recheck = {
-        p["page"] for kind in ("failing_cells", "warnings") for p in last.get(kind, [])
-    }
-    app.book_warnings = _Warnings(app)
-    logging.getLogger("sphinx").addHandler(app.book_warnings)
-    for path in reports:
-        path.unlink(missing_ok=True)
-
-
 def recheck(app, env, added, changed, removed) -> list[str]:
-    """`env-get-outdated`: the pages of the last report are read again."""
-    return sorted(app.book_recheck & env.found_docs)
+    """`env-get-outdated`: the pages the last build's REPORT_DATA names are read again."""
+    data = Path(app.outdir).parent / REPORT_DATA
+    problems = json.loads(data.read_text()) if data.exists() else []
+    named = {env.path2doc(str(Path(app.srcdir).parent / p["path"])) for p in problems}
+    return sorted(named & env.found_docs)
 
 
-def finish(app, exception) -> None:
-    """`build-finished`: name every failing page and every warning, last."""
-    logging.getLogger("sphinx").removeHandler(app.book_warnings)
-    failures, warnings = execution_failures(app.env), app.book_warnings.found
-    if app.config.nb_execution_allow_errors:
-        failures += cell_errors(app)
-    if failures or warnings:
-        text, data = (Path(app.outdir) / name for name in REPORTS)
-        text.write_text(summary(failures, warnings) + "\n")
-        data.write_text(json.dumps({"failing_cells": failures, "warnings": warnings}, indent=2))
-        logger.info("\n%s", summary(failures, warnings))
+def write_report(build: Path, source: Path) -> str | None:
+    """A build's warnings as REPORT and REPORT_DATA in `build`, and the summary (or None)."""
+    warnings = build / WARNINGS
+    problems = read_warnings(warnings.read_text(), source) if warnings.exists() else []
+    text, data = build / REPORT, build / REPORT_DATA
+    if not problems:
+        text.unlink(missing_ok=True)
+        data.unlink(missing_ok=True)
+        return None
+    data.write_text(json.dumps(problems, indent=2) + "\n")
+    text.write_text(summary(problems) + "\n")
+    return summary(problems)

@@ -1,9 +1,5 @@
-"""Alt text computed with its figure: `chapter2.figures.Figure` sends it as output metadata.
-
-myst-nb takes an image's alt text from the cell's metadata only, which a cell cannot compute.
-This renderer reads `{"image/png": {"alt": ...}}` from the output's own metadata and puts it
-on the image; the caption still comes from the cell (`mystnb: figure: caption:`).
-"""
+"""Alt text computed with its figure: read from the output's metadata (`chapter2.figures`),
+where myst-nb reads only the cell's, which a cell cannot compute."""
 
 from docutils import nodes
 

@@ -1,9 +1,5 @@
-"""Words for the emoji other packages print, which not every reader's fonts can show.
-
-myst-nb's `{nb-exec-table}` marks each page's execution with ✅ or ❌; where no emoji font is
-installed (Debian's Chromium, say) both are empty boxes. This post-transform, which runs after
-myst-nb has built the table, writes them as words.
-"""
+"""Words for the ✅ and ❌ of myst-nb's execution table, which fonts without emoji show as
+empty boxes."""
 
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform

@@ -1,19 +1,8 @@
-"""Every executed page can be downloaded as a notebook, with its outputs, and run elsewhere.
-
-sphinx-book-theme offers the `.ipynb` download only when a launch URL is configured. myst-nb
-writes each page to `<build>/jupyter_execute/<page>.ipynb`, but in cache mode without the
-outputs it took from the cache. This merges the cached outputs back in, puts a setup cell in
-front (it installs the JAX the book was built with and the book's `chapter2` wheel when they
-are missing), publishes the notebook beside the page's source in `_sources/` and tells the
-theme, so its download button offers it. The wheel itself is built into `_wheels/` of the
-site, the same wheel `pip install .` gives.
-"""
+"""Every executed page downloads as a notebook with its outputs (merged back from the cache)
+and a setup cell that installs this JAX and the `chapter2` wheel from `_wheels/`."""
 
 import contextlib
 import importlib.metadata
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -62,15 +51,14 @@ def setup_cell(site: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_code_cell(source, metadata={"tags": ["setup"]})
 
 
-def executed_notebook(app, docname: str) -> nbformat.NotebookNode | None:
-    """The page's notebook with the outputs of its last execution, or None for a page
-    without code."""
-    written = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
+def executed_notebook(build: Path, cache_path: str, docname: str) -> nbformat.NotebookNode | None:
+    """The page's notebook with its last execution's outputs (None: a page without code)."""
+    written = build / "jupyter_execute" / f"{docname}.ipynb"
     if not written.exists():
         return None
     notebook = nbformat.read(written, as_version=4)
     with (
-        opened(app.config.nb_execution_cache_path) as cache,
+        opened(cache_path) as cache,
         contextlib.suppress(KeyError),  # not cached: the page failed; the build reports it
     ):
         _, notebook = cache.merge_match_into_notebook(notebook)
@@ -78,9 +66,7 @@ def executed_notebook(app, docname: str) -> nbformat.NotebookNode | None:
 
 
 def uncached(app, env, added, changed, removed) -> list[str]:
-    """`env-get-outdated`: a page whose executed outputs are gone from the cache (a cache
-    folder deleted, or a new one for another JAX) is read, and so executed, again; otherwise
-    it would keep its HTML but publish a notebook without outputs."""
+    """`env-get-outdated`: a page whose outputs left the cache is read (executed) again."""
     stale = []
     with opened(app.config.nb_execution_cache_path) as cache:
         for docname in sorted(env.found_docs - added - changed - removed):
@@ -96,7 +82,9 @@ def uncached(app, env, added, changed, removed) -> list[str]:
 
 def offer_notebook(app, pagename, templatename, context, doctree) -> None:
     """`html-page-context` (before the theme's buttons): publish the executed notebook."""
-    notebook = executed_notebook(app, pagename)
+    notebook = executed_notebook(
+        Path(app.outdir).parent, app.config.nb_execution_cache_path, pagename
+    )
     if notebook is None:
         return
     notebook.cells.insert(0, setup_cell(app.config.html_baseurl))
@@ -104,34 +92,3 @@ def offer_notebook(app, pagename, templatename, context, doctree) -> None:
     published.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, published)
     context["ipynb_source"] = f"{pagename}.ipynb"
-
-
-def _newest_source(root: Path) -> float:
-    files = [p for part in ("src", "docs/_ext", "pyproject.toml") for p in _files(root / part)]
-    return max(p.stat().st_mtime for p in files)
-
-
-def _files(path: Path) -> list[Path]:
-    return [path] if path.is_file() else list(path.rglob("*.py"))
-
-
-def publish_wheel(app, exception) -> None:
-    """`build-finished`: build the chapter2 wheel into `_wheels/` when it is missing or older
-    than the project's sources (uv when present, else pip). A book outside the project (no
-    pyproject.toml beside the engine) has no wheel to publish."""
-    root = Path(app.config.book_engine_src).parent
-    if exception is not None or app.builder.format != "html":
-        return
-    if not (root / "pyproject.toml").is_file():
-        return
-    target = Path(app.outdir) / WHEELS
-    wheel = target / wheel_name()
-    if wheel.exists() and wheel.stat().st_mtime >= _newest_source(root):
-        return
-    uv = shutil.which("uv")
-    command = (
-        [uv, "build", "--wheel", "--out-dir", str(target), str(root)]
-        if uv
-        else [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(target), str(root)]
-    )
-    subprocess.run(command, check=True, capture_output=True)

@@ -1,11 +1,5 @@
-"""Section numbers that start with the chapter's: 2.1, 2.2, ... for the pages of chapter 2.
-
-A numbered toctree numbers its pages 1, 2, 3 and their sections 1.1, 1.2; the book is the
-second chapter of a course, so every number gets the chapter number in front. The number
-of a page is its place in the toctree: nothing types it. And when a toctree changes, every
-page is written again: Sphinx would keep the old previous and next links of the pages it
-did not read.
-"""
+"""Section numbers with the chapter's in front (2.1, 2.2, ...) from each page's place in the
+toctree; a changed toctree writes every page again (their previous and next links)."""
 
 from sphinx import addnodes
 from sphinx.util import logging
@@ -13,13 +7,8 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 
-def _prefixed(chapter: int, number):
-    return (chapter, *number) if number else number
-
-
 def strip_chapter(app, env) -> list[str]:
-    """`env-get-updated`, before Sphinx numbers the toctree: take the chapter number off the
-    numbers of the last build, so Sphinx finds them unchanged and rewrites no page for it."""
+    """`env-get-updated`, before Sphinx numbers: last build's numbers without the chapter."""
     chapter = app.config.book_chapter
     for docname, numbers in env.toc_secnumbers.items():
         env.toc_secnumbers[docname] = {
@@ -32,14 +21,12 @@ def prefix_chapter(app, env) -> list[str]:
     """`env-get-updated`, after Sphinx numbered the toctree: put the chapter in front."""
     chapter = app.config.book_chapter
     for docname, numbers in env.toc_secnumbers.items():
-        env.toc_secnumbers[docname] = {a: _prefixed(chapter, n) for a, n in numbers.items()}
-        for ref in env.tocs[docname].findall(addnodes.compact_paragraph):
-            for node in ref.children:
-                if node.get("secnumber"):
-                    node["secnumber"] = list(_prefixed(chapter, node["secnumber"]))
-        if env.titles[docname].get("secnumber"):
-            title = env.titles[docname]
-            title["secnumber"] = list(_prefixed(chapter, title["secnumber"]))
+        env.toc_secnumbers[docname] = {a: (chapter, *n) if n else n for a, n in numbers.items()}
+        nodes = [env.titles[docname]]
+        nodes += [n for ref in env.tocs[docname].findall(addnodes.compact_paragraph) for n in ref]
+        for node in nodes:
+            if node.get("secnumber"):
+                node["secnumber"] = [chapter, *node["secnumber"]]
     return []
 
 
@@ -49,8 +36,7 @@ def note_read(app, env, docnames: list[str]) -> None:
 
 
 def rewrite_after_toctree_change(app, env) -> list[str]:
-    """`env-get-updated`: every page, when a page holding a toctree was read again (its
-    entries, and so every page's previous and next links, may have changed)."""
+    """`env-get-updated`: every page, when a page holding a toctree was read again."""
     if getattr(env, "book_read_now", set()) & set(env.toctree_includes):
         return sorted(env.found_docs)
     return []

@@ -1,9 +1,4 @@
-"""The book works offline and tells no third party who reads it: MathJax is served locally.
-
-Sphinx loads MathJax from a CDN by default. The `docs` extra installs MathJax 3 as static
-files (the PyPI package django-static-mathjax, which needs no Django); conf.py points
-`mathjax_path` at `_static/mathjax/`, and this copies MathJax's files there.
-"""
+"""MathJax served from the site, not a CDN (django-static-mathjax ships its files)."""
 
 import shutil
 from pathlib import Path

@@ -1,14 +1,6 @@
-"""Claim verdicts on the page, the version notes and the claim x release matrix.
-
-`chapter2.claims.verify` returns a verdict whose display carries its data under
-VERDICT_MIME. This module is the myst-nb renderer for that data: on its own page a claim
-that corrects a common belief (`warning`) gets a box of its own; every other verdict is a
-compact mark whose panel, closed until opened, says what the check found and shows its code.
-It collects every verdict a page showed, and once all pages have been read it fills each
-`{version-note}` with the release its claims hold from and links to them, and each
-`{claims-matrix}` with every claim under every measured release. No claim is checked twice:
-the pages' own cells found this build's verdicts; the releases come from the measured matrix.
-"""
+"""Claim verdicts on the page (a box for a warning at home, else a mark that opens to what
+the check found and its code), and, once every page is read, the version notes and the
+claims matrix, filled from the pages' verdicts and the measured matrix."""
 
 import json
 import re
@@ -24,6 +16,7 @@ from chapter2.claims.matrix import LEGEND, since_text
 from chapter2.claims.registry import VERDICT_MIME, Status
 
 logger = logging.getLogger(__name__)
+VERDICT_ATTRIBUTE = "book-verdict"  # the verdict's data, on the first node of its mark
 
 
 def escape(text: str) -> str:
@@ -49,8 +42,7 @@ def words(value) -> str:
 
 
 def findings(data: dict) -> str:
-    """What the check found, one value per line, in MyST: each compared value with what the
-    book expects of it; a check that found nothing to compare gives its reason."""
+    """What the check found, a value per line, each with what the book expects of it."""
     if data["observed"] is None:
         return escape(data["evidence"]) + "\n"
     described = "the book describes" if data["kind"] == "observed" else "the book expects"
@@ -108,12 +100,21 @@ class VerdictRenderer:
     def handle_mime(renderer, data, inline):
         if data.mime_type != VERDICT_MIME or inline:
             return None
-        env = renderer.renderer.document.settings.env
         verdict = dict(data.content)
-        env.book_verdicts.setdefault(env.docname, {})[verdict["id"]] = verdict
-        boxed = verdict.get("warning", False) and verdict["section"] == env.docname
+        boxed = verdict.get("warning", False) and verdict["section"] == Path(renderer.source).stem
         content = verdict_markdown(verdict, boxed)
-        return renderer.render_markdown(replace(data, mime_type="text/markdown", content=content))
+        rendered = renderer.render_markdown(
+            replace(data, mime_type="text/markdown", content=content)
+        )
+        rendered[0][VERDICT_ATTRIBUTE] = verdict  # collect_verdicts finds it there
+        return rendered
+
+
+def collect_verdicts(app, doctree) -> None:
+    """`doctree-read`: every verdict the page shows, from the nodes VerdictRenderer made."""
+    found = app.env.book_verdicts.setdefault(app.env.docname, {})
+    for node in doctree.findall(lambda n: isinstance(n, nodes.Element) and VERDICT_ATTRIBUTE in n):
+        found[node[VERDICT_ATTRIBUTE]["id"]] = node[VERDICT_ATTRIBUTE]
 
 
 # --- version notes and the matrix, filled once every page has been read ----------------------
@@ -145,8 +146,7 @@ class ClaimsMatrix(NeedsEveryPage):
 
 
 class VersionNote(NeedsEveryPage):
-    """`{version-note}` with claim ids as arguments: the note's words (the content), then the
-    release from which all its claims hold, measured, and a link to each claim."""
+    """`{version-note} ids`: its words, the release its claims hold from, links to them."""
 
     required_arguments = 1
     final_argument_whitespace = True
@@ -196,8 +196,7 @@ def _words(claim_id: str) -> str:
 
 
 def note_release_text(claim_ids: list[str], matrix: dict, home: dict) -> str:
-    """Since which measured release every JAX-decided claim of a note holds, and what this
-    machine did for the claims the machine decides."""
+    """Since which release a note's asserted claims hold; what this machine did for the rest."""
     releases = [r["jax"] for r in matrix["releases"]]
     entries = {c: matrix["claims"].get(c) for c in claim_ids}
     asserted = {c: e for c, e in entries.items() if e is not None and e["kind"] == "asserted"}
@@ -311,16 +310,16 @@ def fill_pages(app, doctree, docname) -> None:
             recorded = ", ".join(sorted({r["recorded"] for r in matrix["releases"]}))
             legend = nodes.paragraph(
                 text=f"Recorded {recorded}. {LEGEND} A column after this build's is a run "
-                "recorded on another backend, judged by each claim as it is now: ✓ the "
-                "backend did what the claim expects of it there; ○ a fact of the CPU; · not "
-                "recorded there, or with an earlier form of the check."
+                f"recorded on another backend, judged by each claim as it is now: "
+                f"{Status.HOLDS.symbol} the backend did what the claim expects of it there; "
+                f"{Status.CANNOT_CHECK.symbol} a fact of the CPU; · not recorded there, or with "
+                "an earlier form of the check."
             )
             node.replace_self([legend, _matrix_table(app, docname, matrix, home)])
 
 
 def init_env(app, env, docnames) -> None:
-    """`env-before-read-docs`: the stores this module keeps in the environment, and whether
-    this build reads any page (a page removed from the toctree re-reads the index too)."""
+    """`env-before-read-docs`: this module's stores, and whether this build reads any page."""
     if not hasattr(env, "book_verdicts"):
         env.book_verdicts = {}
         env.book_table_docs = set()
@@ -332,14 +331,6 @@ def purge(app, env, docname) -> None:
     env.book_table_docs.discard(docname)
 
 
-def merge(app, env, docnames, other) -> None:
-    for docname in docnames:
-        if docname in other.book_verdicts:
-            env.book_verdicts[docname] = other.book_verdicts[docname]
-    env.book_table_docs |= other.book_table_docs & set(docnames)
-
-
 def rewrite_tables(app, env) -> list[str]:
-    """`env-get-updated`: when any page was read, pages with a note or matrix are written
-    again, so they show the latest verdicts; a build that read nothing has nothing new."""
+    """`env-get-updated`: after any page was read, the pages with a note or matrix again."""
     return sorted(env.book_table_docs) if getattr(env, "book_pages_read", True) else []

@@ -1,12 +1,8 @@
-"""The claims registry: every statement the book makes about JAX, with its check.
-
-Each page with claims has a module in `chapter2.claims.pages` named after it
-(`xla_compilation` for the page `xla-compilation`). They are found and imported on first
-use, one at a time, so a module that cannot be imported under some JAX is reported and the
-others still load.
-"""
+"""Every statement the book makes about JAX, with its check: `chapter2.claims.pages` has a
+module per page, imported one at a time so that one failing under some JAX is reported."""
 
 import importlib
+import os
 import pkgutil
 
 from chapter2.claims import pages
@@ -24,23 +20,6 @@ from chapter2.claims.registry import (
     run_check,
 )
 
-__all__ = [
-    "CannotCheck",
-    "Claim",
-    "ClaimDrift",
-    "Kind",
-    "Observation",
-    "Status",
-    "Verdict",
-    "claim",
-    "claims",
-    "evaluate",
-    "evaluate_all",
-    "load_errors",
-    "verify",
-    "verify_each",
-]
-
 _LOAD_ERRORS: dict[str, str] = {}
 
 
@@ -51,12 +30,9 @@ def section_modules() -> list[str]:
 
 def claims() -> dict[str, Claim]:
     """Every registered claim, importing each page's module once."""
-    for name in section_modules():
-        module = f"{pages.__name__}.{name}"
-        if name in _LOAD_ERRORS:
-            continue
+    for name in sorted(set(section_modules()) - set(_LOAD_ERRORS)):
         try:
-            importlib.import_module(module)
+            importlib.import_module(f"{pages.__name__}.{name}")
         except Exception as err:
             _LOAD_ERRORS[name] = f"{type(err).__name__}: {err}"
     return REGISTRY
@@ -77,9 +53,8 @@ def evaluate(claim_id: str) -> Verdict:
     return run_check(found[claim_id])
 
 
-def _show(verdict: Verdict) -> None:
-    """Display a verdict in the running notebook, if any: a drifted one stays on its page (a
-    build that lets cells fail shows it in place) while the cell fails."""
+def show_in_notebook(verdict: Verdict) -> None:
+    """Display a verdict in the running notebook, if any."""
     try:
         from IPython import get_ipython  # noqa: PLC0415
         from IPython.display import display  # noqa: PLC0415
@@ -90,19 +65,16 @@ def _show(verdict: Verdict) -> None:
 
 
 def verify(claim_id: str) -> Verdict:
-    """Run the check of `claim_id`; raise `ClaimDrift` when it drifted (after displaying the
-    verdict, in a notebook). A page calls it right after stating the claim."""
+    """Run the check of `claim_id`; raise `ClaimDrift` (after showing it) when it drifted."""
     verdict = evaluate(claim_id)
     if verdict.drifted:
-        _show(verdict)
+        show_in_notebook(verdict)
         raise ClaimDrift(drift_message(verdict))
     return verdict
 
 
 def verify_each(claim_ids: list[str], each=None) -> list[Verdict]:
-    """Run the check of every claim of `claim_ids`, passing each verdict to `each` (a page's
-    glue, say) first; then raise one `ClaimDrift` naming every claim that drifted (a cell that
-    checks several claims names them all, not the first alone)."""
+    """Run every check, pass each verdict to `each`, raise one `ClaimDrift` naming all drifts."""
     verdicts = [evaluate(claim_id) for claim_id in claim_ids]
     for verdict in verdicts if each else ():
         each(verdict)
@@ -116,3 +88,19 @@ def evaluate_all(page: str | None = None) -> list[Verdict]:
     """The verdict of every claim (of one page, if given), page by page."""
     chosen = [c for c in claims().values() if page in (None, c.page)]
     return [run_check(c) for c in sorted(chosen, key=lambda c: c.page)]
+
+
+def _explain_failing_cells() -> None:
+    """In a page's kernel during a build, a failing cell names the drifted claim behind it."""
+    from chapter2.claims import attribution  # noqa: PLC0415 - it imports this package
+
+    try:
+        from IPython import get_ipython  # noqa: PLC0415
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None and os.environ.get(attribution.PAGE_VARIABLE):
+        attribution.load_ipython_extension(shell)
+
+
+_explain_failing_cells()

@@ -1,10 +1,5 @@
-"""Evaluate every claim in one process: `python -m chapter2.claims [--json FILE] [--page P]`.
-
-Prints one line per claim and, with --json, writes every verdict as data (id, section,
-statement, kind, status, expected, observed, JAX and jaxlib versions). It runs under older
-JAX releases too: a check that cannot run there is reported as drifted, never a crash.
-Exits 1 when an asserted claim drifted or a claims module could not be loaded.
-"""
+"""`python -m chapter2.claims [--json FILE] [--page P]`: every claim checked in one process;
+exits 1 when a claim drifted or a claims module could not be loaded."""
 
 import argparse
 import datetime as dt
@@ -16,7 +11,7 @@ from pathlib import Path
 import jax
 import jaxlib
 
-from chapter2.claims import evaluate_all, load_errors
+from chapter2.claims import Status, evaluate_all, load_errors
 
 
 def report(page: str | None = None) -> dict:
@@ -46,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'not loaded':>13}  claims module {module}: {error}")
     if args.json:
         args.json.write_text(json.dumps(data, indent=2) + "\n")
-    drifted = any(r["status"] == "drifted" for r in data["claims"])
+    drifted = any(r["status"] == Status.DRIFTED for r in data["claims"])
     return 1 if drifted or data["modules_not_loaded"] else 0
 
 

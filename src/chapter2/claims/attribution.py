@@ -1,16 +1,10 @@
-"""A failing cell names the claim that explains it: an IPython extension for page kernels.
-
-The build loads it into the kernel of every page (`--ext=chapter2.claims.attribution`) and
-names the page in the CHAPTER2_PAGE variable; `%load_ext chapter2.claims.attribution` does the
-same in a notebook of your own. When a cell raises, the claims of that page are checked: if
-one drifted, the cell's error becomes a `ClaimDrift` that names it (what the book says, what
-JAX did), with the original error chained beneath. A cell that fails while every claim holds
-keeps its own error: no claim explains it.
-"""
+"""A failing cell names the drifted claim that explains it: an IPython extension that
+`chapter2.claims` loads in a page's kernel (CHAPTER2_PAGE names the page). The cell's error
+becomes a `ClaimDrift`, the original chained beneath; if every claim holds, it stays."""
 
 import os
 
-from chapter2.claims import ClaimDrift, drift_message, evaluate_all
+from chapter2.claims import ClaimDrift, drift_message, evaluate_all, show_in_notebook
 
 PAGE_VARIABLE = "CHAPTER2_PAGE"
 
@@ -21,7 +15,9 @@ def explain(page: str, error: BaseException) -> ClaimDrift | None:
     if not drifted:
         return None
     found = "\n".join(drift_message(v) for v in drifted)
-    return ClaimDrift(f"{found}\n  this cell failed with {type(error).__name__}: {error}")
+    for verdict in drifted:
+        show_in_notebook(verdict)
+    return ClaimDrift(f"{found}\nthis cell failed with {type(error).__name__}: {error}")
 
 
 def _show(shell, etype, value, tb, tb_offset=None):

@@ -1,15 +1,5 @@
-"""The backends a claim is asserted on, and the runs recorded on other backends.
-
-A fact of the CPU backend alone (`only_on`) names its reason once, here, for every claim that
-shares it. Each folder of `data/backends/` (`<device>-jax-<version>/`) holds one run recorded
-on another backend: `run.json` (device, platform, JAX, date, how it was made, the file of
-its claims and the claims renamed since) and the claims JSON it wrote. A recorded
-observation is judged again by each claim as it is now (`registry.judged`): a fact of the
-CPU alone cannot be checked there, and a claim with an expectation for that backend is held
-to it. A claim whose check names other values than when the run was made was not recorded
-with its current check: it has no status there. (A check whose values kept their names
-while its inputs changed is judged as if current: the recording's date tells.)
-"""
+"""The backends a claim is asserted on, and the runs recorded on other backends
+(`data/backends/`), each observation judged again by its claim as it is now."""
 
 import json
 from pathlib import Path
@@ -56,10 +46,7 @@ def claim_of(verdict: dict) -> Claim:
 
 
 def status_there(claim: Claim, run: dict, checked: list[str] | None = None) -> dict:
-    """The status and evidence of `claim` in a recorded `run`, judged by the claim as it is
-    now, with the reason it differs from the CPU's where it does (`why`) and the values its
-    check recorded there (`recorded`). `checked`: the values today's check names (from this
-    build's verdict); a recorded check that named others has no status there (None)."""
+    """`claim` judged as it is now on what `run` recorded (no status if its values changed)."""
     versions = {"jax": run["jax"], "jaxlib": run["jaxlib"], "platform": run["platform"]}
     versions["device"] = run["device"]
     recorded = run["by_id"].get(claim.id)

@@ -1,80 +1,26 @@
-"""The drift report: what changed when the book was checked and built under another JAX.
+"""The drift report under another JAX: drifted claims grouped by cause (`rests_on`), each
+failing cell and changed output given to the claim that explains it, or to none."""
 
-    python -m chapter2.claims.drift CLAIMS_JSON FAILED_PAGES_JSON --out FOLDER
-        [--baseline JSON] [--notebooks BASELINE_SOURCES THIS_SOURCES]
-
-reads the verdicts of `python -m chapter2.claims --json` and the failing cells of a build
-(`failed-pages.json`, written beside the HTML), and writes `report.json` and `report.md` to
-FOLDER. A change is an asserted claim that does not hold, or a claim whose check could not
-run; claims about the machine are listed apart, as observations, never as drift, and so are
-claims whose subject does not exist under that JAX ("cannot check").
-
-Changed claims are grouped by cause: a claim that rests on another drifted claim joins its
-cause. Every failing cell names the claims its error names; with --notebooks (the executed
-notebooks of the baseline's build and of this one), every output that changed once measured
-parts are masked (`chapter2.outputs`) is listed and attributed to the drifted claim it shows,
-or to none: read the prose around it. With --baseline (the baseline JAX's recorded verdicts,
-data/matrix/jax-<baseline>.json), each changed claim is shown beside the baseline's recorded
-values. Exits 1 when anything changed.
-"""
-
-import argparse
-import json
 import re
-import sys
-from pathlib import Path
 
 from chapter2.claims.registry import Observation, Status, claims_named
-from chapter2.outputs import compare_builds
 
 
-def changed_claims(verdicts: list[dict]) -> list[dict]:
-    """The claims that drifted: asserted ones that do not hold, or checks that could not run."""
-    return [v for v in verdicts if v["status"] == Status.DRIFTED]
-
-
-def observations(verdicts: list[dict]) -> list[dict]:
-    """The claims the machine decides, with what this machine did."""
-    return [
-        v
-        for v in verdicts
-        if v["kind"] == "observed" and v["status"] in (Status.AS_SPECIFIED, Status.DIFFERS_HERE)
-    ]
-
-
-def unchecked(verdicts: list[dict]) -> list[dict]:
-    """The claims whose subject does not exist under this JAX, with the reason."""
-    return [v for v in verdicts if v["status"] == Status.CANNOT_CHECK]
-
-
-def attributed(failures: list[dict], drifted: set[str]) -> list[dict]:
-    """Each failing cell with the drifted claims its error names (empty: no claim explains it)."""
-    return [
-        {**f, "claims": [c for c in claims_named(f["error"]) if c in drifted]} for f in failures
-    ]
+def with_status(verdicts: list[dict], *statuses: Status) -> list[dict]:
+    return [v for v in verdicts if v["status"] in statuses]
 
 
 def against_baseline(drifted: list[dict], baseline: dict | None) -> list[dict]:
-    """Each drifted claim with what the baseline recorded for it (status and observed values),
-    or None where the baseline did not record it."""
-    recorded = {v["id"]: v for v in (baseline or {}).get("claims", [])}
-    return [
-        {
-            **claim,
-            "baseline": (
-                {k: recorded[claim["id"]][k] for k in ("status", "observed")}
-                if claim["id"] in recorded
-                else None
-            ),
-        }
-        for claim in drifted
-    ]
+    """Each drifted claim with the baseline's status and observed values for it, if recorded."""
+    recorded = {
+        v["id"]: {"status": v["status"], "observed": v["observed"]}
+        for v in (baseline or {}).get("claims", [])
+    }
+    return [{**claim, "baseline": recorded.get(claim["id"])} for claim in drifted]
 
 
 def causes(drifted: list[dict]) -> list[list[dict]]:
-    """The drifted claims grouped by cause: a claim that rests on another drifted claim
-    (`rests_on`, followed to the end) joins that claim's cause; the claim at its root, first,
-    names it."""
+    """The drifted claims grouped by cause: the root of each `rests_on` chain first."""
     by_id = {c["id"]: c for c in drifted}
 
     def root(claim_id: str, seen: tuple[str, ...] = ()) -> str:
@@ -88,8 +34,7 @@ def causes(drifted: list[dict]) -> list[list[dict]]:
 
 
 def _strings(value) -> list[str]:
-    """The texts of a value that a printout can show: a string, the strings of a list, the
-    keys of a dict (kernel names, say)."""
+    """The texts of a value a printout can show: a string, a list's strings, a dict's keys."""
     values = (
         value if isinstance(value, list) else list(value) if isinstance(value, dict) else [value]
     )
@@ -97,9 +42,7 @@ def _strings(value) -> list[str]:
 
 
 def explaining_claims(change: dict, drifted: list[dict]) -> list[str]:
-    """The drifted claims an output change shows: those whose differing observed value its
-    changed lines print now, or whose expected value they no longer print; else the first
-    drifted claim its section verifies after it."""
+    """The drifted claims an output change shows, else the first its section verifies."""
     lines = change["diff"].splitlines()
     removed = "\n".join(line[1:] for line in lines if line.startswith("-"))
     added = "\n".join(line[1:] for line in lines if line.startswith("+"))
@@ -123,10 +66,11 @@ def build_report(
     baseline: dict | None = None,
     outputs: list[dict] | None = None,
 ) -> dict:
-    """Everything the Markdown report says, as data. `outputs`: the changed outputs of
-    `chapter2.outputs.compare_builds`, or None when they were not compared."""
-    drifted = against_baseline(changed_claims(claims_report["claims"]), baseline)
-    cells = attributed(failures, {c["id"] for c in drifted})
+    """The report as data (`outputs`: None when no baseline build was compared)."""
+    verdicts = claims_report["claims"]
+    drifted = against_baseline(with_status(verdicts, Status.DRIFTED), baseline)
+    ids = {c["id"] for c in drifted}  # each failing cell with the drifted claims it names
+    cells = [{**f, "claims": [c for c in claims_named(f["error"]) if c in ids]} for f in failures]
     failed = {(c["page"], c["cell"]) for c in failures}  # their outputs are the error's
     changes = [
         {**c, "claims": explaining_claims(c, drifted)}
@@ -158,17 +102,22 @@ def build_report(
         "outputs_compared": outputs is not None,
         "changed_outputs": changes,
         "unexplained_outputs": [c for c in changes if not c["claims"]],
-        "environment_dependent": observations(claims_report["claims"]),
-        "cannot_check": unchecked(claims_report["claims"]),
+        "environment_dependent": with_status(verdicts, Status.AS_SPECIFIED, Status.DIFFERS_HERE),
+        "cannot_check": with_status(verdicts, Status.CANNOT_CHECK),
         "baseline": (
             {k: baseline[k] for k in ("jax", "recorded")} if baseline is not None else None
         ),
     }
 
 
+def anything_changed(report: dict) -> bool:
+    """Whether a claim, a cell, an output or a claims module changed."""
+    keys = ("changed_claims", "failing_cells", "changed_outputs", "modules_not_loaded")
+    return any(report[key] for key in keys)
+
+
 def _differences(claim: dict) -> list[str]:
-    """Each value that differs, with what the book expects of it and, when recorded, what the
-    baseline gave (a multi-line value fenced)."""
+    """Each differing value: what the book expects, the baseline gave and this JAX gave."""
     lines = []
     recorded = (claim.get("baseline") or {}).get("observed") or {}
     for name in Observation(claim["expected"], claim["observed"]).differences:
@@ -182,8 +131,7 @@ def _differences(claim: dict) -> list[str]:
 
 
 def _fenced(text: str, language: str = "text") -> list[str]:
-    """A block of code or output, fenced so that Markdown keeps it whole (a list around an
-    indented printout breaks)."""
+    """A block of code or output, fenced so that Markdown keeps it whole."""
     fence = "````" if "```" in text else "```"
     return [f"{fence}{language}", *text.splitlines(), fence]
 
@@ -207,8 +155,7 @@ def _short(value, limit: int = 70) -> str:
 
 
 def cause_sentence(cause: dict) -> str:
-    """What changed, in one sentence: the root claim's differing values, the claims that go
-    with it, and what it broke on the pages."""
+    """A cause in one sentence: its root claim's values, the claims with it, what it broke."""
     root = cause["claims"][0]
     if root["expected"] is None:
         said = f"its check could not run: {_short(root['evidence'], 120)}"
@@ -286,21 +233,29 @@ def _listed(items: list[dict], block, shown: dict, where: str) -> list[str]:
 
 
 def to_markdown(report: dict) -> str:
-    """The report as a maintainer reads it: one sentence per cause first, then each cause with
-    its claims, failing cells and changed outputs, then what no claim explains."""
-    causes_ = report["causes"]
+    """The report for a maintainer: a sentence per cause, each cause in full, the rest."""
+    causes_, cells, outputs = report["causes"], report["failing_cells"], report["changed_outputs"]
+    lost = {"cell": report["unexplained_cells"], "output": report["unexplained_outputs"]}
 
-    def explained(items: list, unexplained: list) -> str:
+    def explained(items: list, kind: str) -> str:
         if not items:
             return ""
-        if not unexplained:
-            return ", each explained by a claim"
-        return f", {len(unexplained)} explained by no claim"
+        return (
+            f", {len(lost[kind])} explained by no claim"
+            if lost[kind]
+            else ", each explained by a claim"
+        )
 
-    outputs_said = (
-        f"; {counted(len(report['changed_outputs']), 'output')} changed"
-        + explained(report["changed_outputs"], report["unexplained_outputs"])
-        if report.get("outputs_compared")
+    baseline = report.get("baseline")
+    against = (
+        f" (against the baseline's recorded results: JAX {baseline['jax']}, recorded "
+        f"{baseline['recorded']})"
+        if baseline
+        else ""
+    )
+    compared = (
+        f"; {counted(len(outputs), 'output')} changed{explained(outputs, 'output')}"
+        if report["outputs_compared"]
         else "; outputs not compared (no baseline build)"
     )
     out = [
@@ -308,105 +263,56 @@ def to_markdown(report: dict) -> str:
         f"Python {report['python']})",
         "",
         f"Recorded {report['recorded']}. {len(report['changed_claims'])} of "
-        f"{report['claims_checked']} claims changed, in {counted(len(causes_), 'cause')}"
-        + (
-            f" (against the baseline's recorded results: JAX {report['baseline']['jax']}, "
-            f"recorded {report['baseline']['recorded']})"
-            if report.get("baseline")
-            else ""
-        )
-        + f"; {counted(len(report['failing_cells']), 'cell')} failed"
-        + explained(report["failing_cells"], report["unexplained_cells"])
-        + f"{outputs_said}.",
+        f"{report['claims_checked']} claims changed, in {counted(len(causes_), 'cause')}{against}; "
+        f"{counted(len(cells), 'cell')} failed{explained(cells, 'cell')}{compared}.",
         "",
         "## What changed",
         "",
+        *([] if causes_ else ["No claim changed: every claim of the book holds.", ""]),
+        *(f"{n}. {cause_sentence(c)}" for n, c in enumerate(causes_, 1)),
     ]
-    if not causes_:
-        out += ["No claim changed: every claim of the book holds.", ""]
-    out += [f"{n}. {cause_sentence(c)}" for n, c in enumerate(causes_, 1)]
-    unexplained = len(report["unexplained_cells"]) + len(report.get("unexplained_outputs", []))
-    if unexplained:
-        parts = [
-            counted(len(items), what)
-            for items, what in (
-                (report["unexplained_cells"], "failing cell"),
-                (report.get("unexplained_outputs", []), "changed output"),
-            )
-            if items
-        ]
+    parts = [
+        counted(len(v), f"failing {k}" if k == "cell" else "changed output")
+        for k, v in lost.items()
+        if v
+    ]
+    if parts:
+        number = f"{len(causes_) + 1}. " if causes_ else ""
         out.append(
-            f"{'' if not causes_ else f'{len(causes_) + 1}. '}No claim explains "
-            f'{" and ".join(parts)}: read the prose around them (under "Explained by no '
-            'claim" below).'
+            f"{number}No claim explains {' and '.join(parts)}: read the prose around them "
+            '(under "Explained by no claim" below).'
         )
-    if sum(len(c["failing_cells"]) for c in causes_) > len(report["failing_cells"]):
+    if sum(len(c["failing_cells"]) for c in causes_) > len(cells):
         out += ["", "A cell that several causes explain is counted under each."]
     shown: dict = {}
     for n, cause in enumerate(causes_, 1):
-        where = f"cause {n}"
         out += ["", f"## Cause {n}: {cause['name']}", "", "### Claims", ""]
-        for claim in cause["claims"]:
-            out += _claim_block(claim)
-        if cause["failing_cells"]:
-            out += ["### Failing cells", ""]
-            out += _listed(cause["failing_cells"], _cell_block, shown, where)
-        if cause["changed_outputs"]:
-            out += ["### Changed outputs", ""]
-            out += _listed(cause["changed_outputs"], _output_block, shown, where)
-    for module, error in report["modules_not_loaded"].items():
-        out.append(f"- claims module `{module}` could not be loaded: {error}")
+        out += [line for claim in cause["claims"] for line in _claim_block(claim)]
+        for title, key, block in (
+            ("Failing cells", "failing_cells", _cell_block),
+            ("Changed outputs", "changed_outputs", _output_block),
+        ):
+            if cause[key]:
+                out += [f"### {title}", "", *_listed(cause[key], block, shown, f"cause {n}")]
+    out += [
+        f"- claims module `{m}` could not be loaded: {e}"
+        for m, e in report["modules_not_loaded"].items()
+    ]
     out += ["", "## Explained by no claim: read the prose around them", ""]
-    if not unexplained:
+    if not parts:
         out.append("Nothing: every failing cell and changed output has its claim.")
-    if report["unexplained_cells"]:
-        out += ["### Failing cells", ""]
-        out += [line for cell in report["unexplained_cells"] for line in _cell_block(cell)]
-    if report.get("unexplained_outputs"):
-        out += ["### Changed outputs", ""]
-        out += [line for c in report["unexplained_outputs"] for line in _output_block(c)]
+    for title, items, block in (
+        ("Failing cells", lost["cell"], _cell_block),
+        ("Changed outputs", lost["output"], _output_block),
+    ):
+        if items:
+            out += [f"### {title}", "", *(line for item in items for line in block(item))]
     out += ["", "## Depends on the machine (observed, never drift)", ""]
-    for claim in report["environment_dependent"]:
-        out.append(f"- **{claim['id']}** ({claim['status']}): {claim['evidence']}")
+    out += [
+        f"- **{c['id']}** ({c['status']}): {c['evidence']}" for c in report["environment_dependent"]
+    ]
     out += ["", "## Cannot be checked on this release (neither holds nor drifts)", ""]
     if not report["cannot_check"]:
         out.append("None: every claim's subject exists in this JAX.")
-    for claim in report["cannot_check"]:
-        out.append(f"- **{claim['id']}**: {claim['evidence']}")
+    out += [f"- **{c['id']}**: {c['evidence']}" for c in report["cannot_check"]]
     return "\n".join(out) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m chapter2.claims.drift", description=__doc__)
-    parser.add_argument("claims", type=Path, help="JSON of python -m chapter2.claims --json")
-    parser.add_argument("failures", type=Path, help="failed-pages.json of the build")
-    parser.add_argument("--out", type=Path, required=True, help="folder for report.md/.json")
-    parser.add_argument("--baseline", type=Path, help="the baseline JAX's recorded verdicts")
-    parser.add_argument(
-        "--notebooks",
-        type=Path,
-        nargs=2,
-        metavar=("BASELINE", "THIS"),
-        help="the executed notebooks (html/_sources) of the baseline's build and of this one",
-    )
-    args = parser.parse_args(argv)
-    build = json.loads(args.failures.read_text()) if args.failures.exists() else {}
-    failures = build.get("failing_cells", [])
-    baseline = json.loads(args.baseline.read_text()) if args.baseline else None
-    outputs = compare_builds(*args.notebooks) if args.notebooks else None
-    report = build_report(json.loads(args.claims.read_text()), failures, baseline, outputs)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
-    (args.out / "report.md").write_text(to_markdown(report))
-    print(to_markdown(report))
-    changed = (
-        report["changed_claims"]
-        or report["failing_cells"]
-        or report["changed_outputs"]
-        or report["modules_not_loaded"]
-    )
-    return 1 if changed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

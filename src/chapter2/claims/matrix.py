@@ -1,12 +1,6 @@
-"""The claim x release matrix: from which JAX release each claim of the book holds.
-
-    python -m chapter2.claims.matrix FOLDER
-
-reads every `jax-<version>.json` that `python -m chapter2.claims --json` wrote into FOLDER,
-one per JAX release, and writes `matrix.json` and `matrix.md` beside them: the status of
-every claim under every release, and, for each claim JAX decides, the release from which it
-holds without a break up to the newest. A claim the machine decides gets no such release:
-its cells say what the machine did under each one.
+"""The claim x release matrix: `python -m chapter2.claims.matrix FOLDER` reads each
+`jax-<version>.json` there and writes `matrix.json` (the page claims-matrix shows it): each
+claim's status per release and, if asserted, the release from which it holds to the newest.
 """
 
 import json
@@ -14,10 +8,7 @@ import sys
 from pathlib import Path
 
 from chapter2.claims.registry import Kind, Status
-
-
-def release_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
+from chapter2.releases import release_key
 
 
 def since(statuses: dict[str, str], releases: list[str]) -> str | None:
@@ -57,11 +48,11 @@ def build_matrix(runs: list[dict]) -> dict:
     }
 
 
+_SYMBOLS = [Status.HOLDS, Status.DIFFERS_HERE, Status.DRIFTED, Status.CANNOT_CHECK]
 LEGEND = (
-    "✓ holds (a fact of the machine: behaved as described); ≠ a fact of the machine that "
-    "behaved otherwise; ✗ found otherwise, or the check failed; ○ its subject does not exist "
-    'there; · not measured. "Since X": holds in X and every later release measured, not in '
-    'the one measured before. "X or earlier": holds in the oldest release measured.'
+    "; ".join(f"{s.symbol} {s.meaning}" for s in _SYMBOLS)
+    + ' (a fact of the machine: ✓ as described); · not measured. "Since X": holds in X and '
+    'every later release measured, not in the one before. "X or earlier": holds in the oldest.'
 )
 
 
@@ -76,33 +67,13 @@ def since_text(entry: dict, releases: list[str]) -> str:
     return entry["since"]
 
 
-def to_markdown(matrix: dict) -> str:
-    releases = [r["jax"] for r in matrix["releases"]]
-    recorded = sorted({r["recorded"] for r in matrix["releases"]})
-    out = [
-        "# Claims of the book under each JAX release",
-        "",
-        f"Recorded {', '.join(recorded)}, one process per release "
-        f"(`python -m chapter2.claims`). {LEGEND}",
-        "",
-        "| claim | page | since | " + " | ".join(releases) + " |",
-        "|---|---|---|" + "---|" * len(releases),
-    ]
-    for claim_id, entry in matrix["claims"].items():
-        statuses = [entry["status"].get(r) for r in releases]
-        cells = [Status(status).symbol if status else "·" for status in statuses]
-        row = [claim_id, entry["section"], since_text(entry, releases), *cells]
-        out.append("| " + " | ".join(row) + " |")
-    return "\n".join(out) + "\n"
-
-
 def main(argv: list[str] | None = None) -> int:
     folder = Path((argv or sys.argv[1:])[0])
     runs = [json.loads(p.read_text()) for p in sorted(folder.glob("jax-*.json"))]
     matrix = build_matrix(runs)
     (folder / "matrix.json").write_text(json.dumps(matrix, indent=2, ensure_ascii=False) + "\n")
-    (folder / "matrix.md").write_text(to_markdown(matrix))
-    print(to_markdown(matrix))
+    releases = ", ".join(r["jax"] for r in matrix["releases"])
+    print(f"{folder / 'matrix.json'}: {len(matrix['claims'])} claims under {releases}")
     return 0
 
 

@@ -1,14 +1,8 @@
-"""The registry of claims: what the book says JAX does, each with a check that looks.
-
-A claim is a zero-argument check that returns an `Observation`: named values the book
-expects and the values this JAX produced. Whether the claim holds, its status and the
-sentence shown all derive from them. A claim belongs to the page its module is named after
-(`claims/xla_compilation.py` is the page `xla-compilation`). What the book says is written
-once, on that page: the paragraph (or warning box) under the label `(claim-<id>)=`, which
-`statement_on_page` reads for the drift report, the matrix and the failure messages.
-"""
+"""The registry of claims: what the book says JAX does (read from the page, under the label
+`(claim-<id>)=`), each with a check that returns an `Observation`, whence its status."""
 
 import ast
+import contextlib
 import functools
 import inspect
 import json
@@ -21,6 +15,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from chapter2.cannot_check import CannotCheck
 
 VERDICT_MIME = "application/vnd.chapter2.verdict+json"
 
@@ -38,53 +34,50 @@ class Status(StrEnum):
     CANNOT_CHECK = "cannot check"  # what the claim is about does not exist in this JAX
 
     @property
-    def stands(self) -> bool:
-        """Whether the book stands as written: an asserted claim holds, or an observed one's
-        check ran (what the machine did is reported either way)."""
-        return self is not Status.DRIFTED
-
-    @property
     def symbol(self) -> str:
-        return SYMBOLS[self]
+        return SHOWN[self][0]
 
     def words(self, jax: str) -> str:
         """The status in plain words, as a verdict's mark says it for JAX `jax`."""
-        return WORDS[self].format(jax=jax)
+        return SHOWN[self][1].format(jax=jax)
+
+    @property
+    def meaning(self) -> str:
+        """What the symbol means in a table of releases."""
+        return SHOWN[self][2]
 
 
-# Every place that shows a status (marks, the matrix, the drift report) takes it from here.
-SYMBOLS = {
-    Status.HOLDS: "✓",
-    Status.DRIFTED: "✗",
-    Status.AS_SPECIFIED: "✓",
-    Status.DIFFERS_HERE: "≠",
-    Status.CANNOT_CHECK: "○",
+# Every place that shows a status (marks, matrix, legend, drift report, banner) reads it here.
+SHOWN = {
+    Status.HOLDS: ("✓", "checked on JAX {jax}", "holds"),
+    Status.DRIFTED: ("✗", "not true on JAX {jax}", "found otherwise, or the check failed"),
+    Status.AS_SPECIFIED: ("✓", "seen on the machine that built this page (JAX {jax})", "seen"),
+    Status.DIFFERS_HERE: (
+        "≠",
+        "not seen on the machine that built this page (JAX {jax})",
+        "a fact of the machine that behaved otherwise",
+    ),
+    Status.CANNOT_CHECK: (
+        "○",
+        "cannot be checked on JAX {jax}",
+        "its subject does not exist there",
+    ),
 }
-WORDS = {
-    Status.HOLDS: "checked on JAX {jax}",
-    Status.DRIFTED: "not true on JAX {jax}",
-    Status.AS_SPECIFIED: "seen on the machine that built this page (JAX {jax})",
-    Status.DIFFERS_HERE: "not seen on the machine that built this page (JAX {jax})",
-    Status.CANNOT_CHECK: "cannot be checked on JAX {jax}",
-}
 
-# The book's pages: those of the book a build executes (it names them in DOCS_VARIABLE), or
-# those of the source tree (an installed wheel has none).
+# The pages of the book being built (the build names them), else of the source tree.
 DOCS_VARIABLE = "CHAPTER2_DOCS"
 DOCS = Path(os.environ.get(DOCS_VARIABLE) or Path(__file__).resolve().parents[3] / "docs")
 
 
 def plain_text(markdown: str) -> str:
-    """MyST as a sentence reads: a number glued in by the page shows as [its name], other
-    roles keep their text, a link its words; one space between words."""
+    """MyST as a sentence reads: a glued number shows as [its name], a role its text."""
     text = re.sub(r"\{glue(?::\w+)?\}`([^`]*)`", r"[\1]", markdown)
     text = re.sub(r"\{[\w:-]+\}`([^`<]*?)\s*(?:<[^>]*>)?`", r"\1", text)
     return " ".join(text.split())
 
 
 def page_statements(page: str) -> dict[str, str]:
-    """What the page `page` says under each `(claim-<id>)=` label: the paragraph after it, or
-    the text of the warning box after it. Empty where the pages are not at hand."""
+    """What `page` says under each `(claim-<id>)=` label: the paragraph or warning box after it."""
     path = DOCS / f"{page}.md"
     if not path.exists():
         return {}
@@ -107,21 +100,13 @@ def _statements(path: Path, *_version: int) -> dict[str, str]:
 
 
 def _plain(values: dict[str, Any]) -> dict[str, Any]:
-    """The values as JSON has them (tuples become lists), so comparisons survive a round trip."""
+    """The values as JSON has them, so comparisons survive a round trip."""
     return json.loads(json.dumps(values))
-
-
-class CannotCheck(Exception):
-    """Raised by a check whose subject does not exist in this JAX (no YNN fusion, no profiler
-    events API): the claim neither holds nor drifts here. The message is the reason."""
 
 
 @dataclass(frozen=True)
 class Observation:
-    """Named values the book expects, and what this JAX produced.
-
-    `observed` may name more values than `expected`: those are context, shown but not compared.
-    """
+    """Named values the book expects, and what this JAX produced (extra ones: context)."""
 
     expected: dict[str, Any]
     observed: dict[str, Any]
@@ -179,7 +164,7 @@ class Claim:
 
 
 def _names_used(code: types.CodeType) -> set[str]:
-    """The global names a function's code reads, nested functions' code included."""
+    """The global names a function's code reads, nested code included."""
     names = set(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
@@ -190,21 +175,17 @@ def _names_used(code: types.CodeType) -> set[str]:
 def _constants(module: types.ModuleType) -> dict[str, str]:
     """The source of each module-level assignment of `module`, by the names it assigns."""
     source = inspect.getsource(module)
-    found = {}
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        found[name.id] = ast.get_source_segment(source, node)
-    return found
+    return {
+        name.id: ast.get_source_segment(source, node)
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        for name in ast.walk(node.targets[0] if isinstance(node, ast.Assign) else node.target)
+        if isinstance(name, ast.Name)
+    }
 
 
 def check_source(check: Callable) -> str:
-    """The check's source, followed by that of every function of its module it calls (and
-    they call), after the module's constants they read: all the code of the module that
-    reached the verdict. A check written in a notebook cell has no source file: ""."""
+    """The check's source with the functions and constants of its module that it reads."""
     module = sys.modules[check.__module__]
     try:
         constants = _constants(module)
@@ -229,8 +210,7 @@ def check_source(check: Callable) -> str:
 
 
 def status_of(kind: Kind, matches: bool | None, *, checkable: bool = True) -> Status:
-    """The one rule: `matches` is None when the check could not run on this JAX; a check
-    that found nothing to check (`checkable` false) neither holds nor drifts."""
+    """The one rule (`matches` None: the check could not run; not `checkable`: no subject)."""
     if not checkable:
         return Status.CANNOT_CHECK
     if kind is Kind.OBSERVED and matches is not None:
@@ -239,10 +219,7 @@ def status_of(kind: Kind, matches: bool | None, *, checkable: bool = True) -> St
 
 
 def describe_error(err: BaseException) -> str:
-    """A check that could not run, in one readable sentence (a missing API names itself)."""
-    missing = re.fullmatch(r"module '([\w.]+)' has no attribute '(\w+)'", str(err))
-    if missing:
-        return f"`{missing[1]}.{missing[2]}` does not exist in this JAX"
+    """A check that could not run, in one sentence (a missing API names itself)."""
     if isinstance(err, AttributeError) and getattr(err, "obj", None) is not None:
         owner = getattr(err.obj, "__name__", type(err.obj).__name__)
         return f"`{owner}.{err.name}` does not exist in this JAX"
@@ -257,10 +234,7 @@ def describe_error(err: BaseException) -> str:
 
 
 def installed_versions() -> dict[str, str]:
-    """The JAX and jaxlib a verdict was reached on, and the backend: the platform of the
-    default device (cpu, gpu, tpu; `jax_default_device` when a page set it) and its kind.
-    JAX is imported here, not when the registry is: a kernel that loads
-    chapter2.claims.attribution pays for JAX only if a cell fails."""
+    """JAX, jaxlib and the default device's platform and kind (JAX imported only here)."""
     import jax  # noqa: PLC0415
     import jaxlib  # noqa: PLC0415
 
@@ -336,6 +310,10 @@ class Verdict:
 class ClaimDrift(AssertionError):
     """The installed JAX no longer does what the book says."""
 
+    def _render_traceback_(self) -> list[str]:
+        """What a notebook shows (IPython's hook): the claim and where to edit, no traceback."""
+        return [f"ClaimDrift: {line}" for line in str(self).splitlines() if line[:1] != " "]
+
 
 REGISTRY: dict[str, Claim] = {}
 
@@ -355,16 +333,10 @@ def claim(
     only_on: tuple[str, str] | None = None,
     expected_on: dict[str, tuple[dict, str]] | None = None,
 ):
-    """Register the decorated zero-argument check as claim `id` of its module's page, which
-    says what the book claims under the label `(claim-<id>)=`. `warning`: the
-    claim corrects a common belief, and its page shows it in a box of its own. `rests_on`: the
-    claims whose fact this one depends on (the barrier splitting a fusion, for a claim about
-    the traffic it adds); a drift report shows the two as one cause when both drift.
-    `only_on`: (platform, why) for a fact of one backend (YNNPACK is a library of XLA's CPU
-    backend): on another the claim cannot be checked, and its check does not run.
-    `expected_on`: {platform: (expected values, why)} where a backend is known to do
-    otherwise (an NVIDIA GPU multiplies float32 matrices in TF32 by default).
-    """
+    """Register the decorated check as claim `id` of its module's page. `warning`: shown in
+    a box (it corrects a common belief); `rests_on`: claims whose fact this one depends on;
+    `only_on`: (platform, why) for a fact of one backend; `expected_on`: {platform:
+    (expected, why)} where a backend is known to do otherwise (TF32 on an NVIDIA GPU)."""
 
     def register(check: Callable[[], Observation]) -> Callable[[], Observation]:
         if id in REGISTRY:
@@ -382,9 +354,7 @@ def claim(
 def judged(
     entry: Claim, observation: Observation | None, versions: dict, error: str | None = None
 ) -> Verdict:
-    """The verdict on what a check observed (None: it could not run, for `error`) on the
-    backend `versions` names: a fact of another backend cannot be checked there, and a
-    backend known to do otherwise is held to what the claim expects of it."""
+    """The verdict on an observation (None: the check could not run) on `versions`' backend."""
     platform = versions["platform"]
     if entry.only_on and platform != entry.only_on[0]:
         home, why = entry.only_on
@@ -398,9 +368,7 @@ def judged(
 
 
 def run_check(entry: Claim) -> Verdict:
-    """Run one claim's check on the default backend; a check that cannot run on this JAX is a
-    drift, not a crash, one whose subject does not exist here cannot check, and the check of
-    a fact of another backend does not run."""
+    """Run one claim's check: one that cannot run drifts, never crashes."""
     versions = installed_versions()
     if entry.only_on and versions["platform"] != entry.only_on[0]:
         return judged(entry, None, versions)
@@ -416,11 +384,34 @@ _DRIFTED = "claim {id!r} (page {page}) drifted on JAX {jax}."
 _NAMED = re.compile(r"claim '([\w-]+)' \(page [\w-]+\) drifted on JAX ")
 
 
+def _shown(path: Path) -> str:
+    """A path from the repository or the package's folder, never the machine's own."""
+    for root in (DOCS.parent, Path(__file__).resolve().parents[2]):
+        if path.resolve().is_relative_to(root):
+            return str(path.resolve().relative_to(root))
+    return path.name
+
+
+def where_to_edit(entry: Claim) -> str:
+    """Where a drifted claim is said (its page's file and line) and checked."""
+    places = []
+    page = DOCS / f"{entry.page}.md"
+    text = page.read_text() if page.exists() else ""
+    label = text.find(f"(claim-{entry.id})=")
+    if label >= 0:
+        places.append(f"{_shown(page)}:{text.count(chr(10), 0, label) + 2} (what the book says)")
+    with contextlib.suppress(OSError, TypeError):  # no check, or one without a file
+        line = inspect.getsourcelines(entry.check)[1]
+        places.append(f"{_shown(Path(inspect.getsourcefile(entry.check)))}:{line} (its check)")
+    return " or ".join(places)
+
+
 def drift_message(verdict: Verdict) -> str:
-    """What the build says when a claim drifted: the claim, the book's words, what JAX did."""
+    """A drifted claim: where to edit it, what the book says, what JAX did."""
     entry, obs = verdict.claim, verdict.observation
     lines = [
         _DRIFTED.format(id=entry.id, page=entry.page, jax=verdict.versions["jax"]),
+        f"  edit:          {where_to_edit(entry)}",
         f"  the book says: {entry.statement}",
         f"  JAX did:       {verdict.evidence}",
     ]
@@ -430,5 +421,5 @@ def drift_message(verdict: Verdict) -> str:
 
 
 def claims_named(text: str) -> list[str]:
-    """The ids of the drifted claims that `drift_message`s in `text` name, each once, in order."""
+    """The ids of the drifted claims `text` names, each once, in order."""
     return list(dict.fromkeys(_NAMED.findall(text)))

@@ -1,17 +1,6 @@
-"""Output drift: what each cell of the book printed under another JAX, against the baseline's.
-
-A build publishes every executed page as a notebook (`_sources/<page>.ipynb` of the HTML).
-Two builds of the same pages, one under the baseline JAX and one under another, are compared
-cell by cell, after masking what is measured rather than decided by JAX (MASKS): versions,
-memory addresses, durations, the words a timing comparison chose, the sizes of files
-written, decimal numbers (the last digits of a floating-point result depend on the kernels
-XLA picked) and numbers glued into the prose (the prose shows whatever number was computed);
-whitespace is not compared. Integers (shapes, counts, bytes), names and the
-structure of a printout are compared as printed. A cell tagged `measured` (its outputs are
-sentences a timing chose) is compared by the kinds of its outputs alone. Verdicts are compared
-as claims, timing comparisons are measurements, errors are failing cells: none of them is an
-output change here.
-"""
+"""Output drift: what each cell printed under another JAX, against the baseline build's,
+with what is measured rather than decided by JAX masked (MASKS); a cell tagged `measured` is
+compared by its outputs' kinds alone."""
 
 import difflib
 import json
@@ -56,11 +45,6 @@ def mask(text: str) -> str:
     return text
 
 
-def same(before: str, after: str) -> bool:
-    """Whether two masked outputs are the same but for whitespace (column padding)."""
-    return re.sub(r"\s+", "", before) == re.sub(r"\s+", "", after)
-
-
 def _joined(value) -> str:
     if isinstance(value, list):
         return "".join(value)
@@ -68,10 +52,7 @@ def _joined(value) -> str:
 
 
 def comparable_outputs(cell: dict) -> dict[str, str]:
-    """The outputs of a code cell that can drift unseen, by kind: each stream whole (however
-    its text was split), displayed and glued text; a figure by its kind alone, since it and
-    its alt text are drawn from measured data. Verdicts, timing comparisons and errors are
-    left out (see the module's docstring)."""
+    """A code cell's outputs that can drift unseen, by kind (a figure by its kind alone)."""
     found: dict[str, list[str]] = {}
     measured = MEASURED_TAG in cell.get("metadata", {}).get("tags", [])
     for output in cell.get("outputs", []):
@@ -95,13 +76,15 @@ def comparable_outputs(cell: dict) -> dict[str, str]:
     return {kind: "".join(texts) for kind, texts in found.items()}
 
 
-def code_cells(path: Path) -> list[dict]:
-    """The code cells of a notebook (its setup cell left out), each with the claims that the
-    cells after it verify before the next heading: the claims its section checks about it."""
+def same(before: str, after: str) -> bool:
+    """Whether two masked outputs are the same but for whitespace (column padding)."""
+    return re.sub(r"\s+", "", before) == re.sub(r"\s+", "", after)
+
+
+def code_cells(notebook: dict) -> list[dict]:
+    """A notebook's code cells, each with the claims its section verifies after it."""
     cells = [
-        c
-        for c in json.loads(path.read_text())["cells"]
-        if "setup" not in c.get("metadata", {}).get("tags", [])
+        dict(c) for c in notebook["cells"] if "setup" not in c.get("metadata", {}).get("tags", [])
     ]
     checked: list[str] = []
     for cell in reversed(cells):
@@ -124,10 +107,8 @@ def _diff(before: str, after: str) -> str:
     return "\n".join(shown)
 
 
-def changed_outputs(baseline: Path, other: Path) -> list[dict]:
-    """Every output of `other` (a notebook) that differs from the same cell's in `baseline`
-    once measured parts are masked: page, cell index among code cells, source, kind, diff,
-    and the claims its section verifies after it."""
+def changed_outputs(baseline: dict, other: dict, page: str) -> list[dict]:
+    """Every output of `other` that differs, masked, from the same cell's in `baseline`."""
     changes = []
     for index, (before, after) in enumerate(
         zip(code_cells(baseline), code_cells(other), strict=False)
@@ -142,7 +123,7 @@ def changed_outputs(baseline: Path, other: Path) -> list[dict]:
             if not same(was, now):
                 changes.append(
                     {
-                        "page": other.stem,
+                        "page": page,
                         "cell_index": index,
                         "cell": source,
                         "output": kind,
@@ -155,10 +136,11 @@ def changed_outputs(baseline: Path, other: Path) -> list[dict]:
     return changes
 
 
-def compare_builds(baseline: Path, other: Path) -> list[dict]:
-    """The changed outputs of every page both folders of notebooks hold, page by page."""
+def compare_builds(baseline: Path, notebooks: dict[str, dict]) -> list[dict]:
+    """The changed outputs of each page of `notebooks` against the baseline's folder."""
     changes = []
-    for notebook in sorted(other.glob("*.ipynb")):
-        if (baseline / notebook.name).exists():
-            changes += changed_outputs(baseline / notebook.name, notebook)
+    for page, notebook in sorted(notebooks.items()):
+        if (baseline / f"{page}.ipynb").exists():
+            before = json.loads((baseline / f"{page}.ipynb").read_text())
+            changes += changed_outputs(before, notebook, page)
     return changes
