@@ -35,3 +35,14 @@ def _backends_created_first():
     (jax_cpu_enable_async_dispatch): create them before any test changes one, or a breaker
     that turns async dispatch off would leave its whole worker synchronous."""
     jax.devices()
+
+
+@pytest.fixture(scope="session")
+def served():
+    """The built book served over HTTP, as a reader's browser or pip reaches it."""
+    from helpers import serving
+
+    if not (HTML / "index.html").exists():
+        pytest.fail(f"no built book in {HTML}: run `nox -s docs` first")
+    with serving(HTML) as url:
+        yield url

@@ -8,19 +8,16 @@ written to the `screenshots` folder beside the HTML.
 """
 
 import contextlib
-import http.server
 import os
 import shutil
 import struct
-import threading
-from functools import partial
 from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import DOCS, HTML, PAGES, READING_ORDER
+from helpers import make_site, serving
 from nbclient import NotebookClient
-from test_build import make_site
 
 SCREENSHOTS = HTML.parent / "screenshots"
 REVIEWED = ["overview", "fusion", "pairwise-distances", "quiz"]  # pages a reviewer looks at
@@ -39,33 +36,6 @@ if CHROMIUM is None:
         msg = "CI must run the browser tests: install Debian's chromium"
         raise RuntimeError(msg)
     pytestmark.append(pytest.mark.skip(reason="no Chromium here (apt-get install chromium)"))
-
-
-@contextlib.contextmanager
-def serving(folder: Path):
-    """`folder` served on a free localhost port: its URL."""
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = partial(Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture(scope="module")
-def served():
-    """The book served on a free localhost port."""
-    if not (HTML / "index.html").exists():
-        pytest.fail(f"no built book in {HTML}: run `nox -s docs` first")
-    with serving(HTML) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

@@ -22,18 +22,6 @@ VERDICT = {
     "check_source": "@claim('demo', 'x')\ndef _demo():\n    return 1\n",
 }
 
-FAILED = (
-    "Executing notebook failed: CellExecutionError\nTraceback (most recent call last):\n"
-    '  File "jupyter_cache/executors/utils.py", line 58, in single_nb_execution\n'
-    "nbclient.exceptions.CellExecutionError: An error occurred while executing the following"
-    ' cell:\n------------------\ncosts = ca[0]\ncosts["flops"]\n------------------\n\n\n'
-    "\x1b[31m---------------------------------------------------------------------------\x1b[39m\n"
-    "\x1b[31mTypeError\x1b[39m                                 Traceback (most recent call last)\n"
-    "\nThe above exception was the direct cause of the following exception:\n\n"
-    "\x1b[31mClaimDrift\x1b[39m: claim 'cost-analysis-dict' (page xla-compilation) drifted on JAX"
-    " 0.4.38.\n  the book says: cost_analysis() returns a dict.\n  JAX did:       list\n"
-)
-
 
 def test_escape_keeps_markup_characters_visible():
     assert verdicts.escape("a*b <host> x_y [1] {z} $5") == r"a\*b \<host\> x\_y \[1\] \{z\} \$5"
@@ -90,47 +78,54 @@ def test_every_status_has_a_symbol_words_and_a_colour_class(status):
     assert verdicts.status_class(status) in (DOCS / "_static" / "book.css").read_text()
 
 
-def test_a_failure_message_gives_page_cell_and_error():
-    found = failures.parse_failure("xla-compilation", FAILED)
-    assert found["page"] == "xla-compilation"
-    assert found["cell"] == 'costs = ca[0]\ncosts["flops"]'
-    assert found["error"].splitlines() == [
-        "ClaimDrift: claim 'cost-analysis-dict' (page xla-compilation) drifted on JAX 0.4.38.",
-        "  the book says: cost_analysis() returns a dict.",
-        "  JAX did:       list",
+def test_a_failing_cell_says_its_error_then_its_last_lines():
+    failure = {"cell": "x = 1\n\ny = 2\nassert x == 2", "error": "AssertionError: "}
+    text = failures.failure_text({**failure, "after_a_failure": False})
+    assert text.splitlines() == ["AssertionError: ", "    | y = 2", "    | assert x == 2"]
+    later = failures.failure_text({**failure, "after_a_failure": True})
+    assert later.splitlines()[0] == failures.AFTER_A_FAILURE
+
+
+WARNING_FILE = """\
+{docs}/fusion.md:120: WARNING: ClaimDrift: claim 'fused' (page fusion) drifted on JAX 0.4.38.
+  edit:          docs/fusion.md:118 (what the book says)
+    | verify("fused")
+{docs}/fusion.md:130: WARNING: NameError: name 'fused' is not defined
+    | print(fused)
+{docs}/index.md:7: ERROR: Unknown directive type: 'nope'
+WARNING: a warning of no page
+"""
+
+
+def test_the_warning_file_becomes_problems_by_page_and_line(tmp_path):
+    docs = tmp_path / "docs"
+    problems = failures.read_warnings(WARNING_FILE.format(docs=docs), docs)
+    assert [(p["path"], p["line"]) for p in problems] == [
+        ("", 0),
+        ("docs/fusion.md", 120),
+        ("docs/fusion.md", 130),
+        ("docs/index.md", 7),
     ]
+    assert problems[1]["message"].splitlines()[1].startswith("  edit:")
 
 
-def test_a_message_without_a_cell_still_names_its_last_line():
-    found = failures.parse_failure("p", "Executing notebook failed: DeadKernelError\nKernel died")
-    assert found == {"page": "p", "cell": "", "error": "DeadKernelError\nKernel died"[-11:]}
-
-
-def test_summary_lists_each_failing_page_then_each_warning():
-    text = failures.summary(
-        [
-            {"page": "a", "cell": "x = 1\n\ny = 2\nassert x == 2", "error": "AssertionError"},
-            {"page": "b", "cell": "f()", "error": "NameError: name 'f' is not defined"},
-        ],
-        [{"page": "c", "line": "7", "message": "Unknown directive type: 'nope'"}],
-    )
-    assert text.splitlines() == [
-        "3 problems failed the build:",
-        "  page a: a cell failed",
-        "      | y = 2",
-        "      | assert x == 2",
-        "    AssertionError",
-        "  page b: a cell failed",
-        "      | f()",
-        "    NameError: name 'f' is not defined",
-        "  page c, line 7: Unknown directive type: 'nope'",
-    ]
+def test_the_summary_counts_every_problem_and_marks_what_follows_a_failure(tmp_path):
+    docs = tmp_path / "docs"
+    text = failures.summary(failures.read_warnings(WARNING_FILE.format(docs=docs), docs))
+    lines = text.splitlines()
+    assert lines[0] == "4 problems failed the build:"
+    assert lines[1] == "  (no page): a warning of no page"
+    assert lines[2].startswith("  docs/fusion.md:120: ClaimDrift: claim 'fused'")
+    knock_on = lines.index("  docs/fusion.md:130: " + failures.AFTER_A_FAILURE)
+    assert lines[knock_on + 1] == "    NameError: name 'fused' is not defined"
+    assert lines[-1] == "  docs/index.md:7: Unknown directive type: 'nope'"
+    assert failures.AFTER_A_FAILURE not in lines[-1]
 
 
 def test_cache_folder_is_per_jax_and_prunes_only_its_own_stale_folders(tmp_path, monkeypatch):
     caches = tmp_path / "caches"
     first = cache.cache_folder(caches)
-    assert any(first.glob("*.db")), "the cache's database is created before any worker starts"
+    first.mkdir(parents=True)
     other_jax = caches / "jax-0.4.38-0123456789abcdef"
     other_jax.mkdir()
     monkeypatch.setattr(cache.sys, "version_info", (3, 99, 0))
@@ -186,35 +181,12 @@ def test_page_dependencies_follow_imports_claims_and_probes(tmp_path):
     }
 
 
-def test_the_dependency_hash_joins_the_first_cells_options_in_either_form():
-    from book import dependencies
-
-    lines = "```{code-cell} ipython3\n:tags: [hide-input]\nimport jax\n```\n"
-    hashed = dependencies.with_hash(lines, "abc")
-    assert hashed.startswith("```{code-cell} ipython3\n:deps-hash: abc\n:tags: [hide-input]\n")
-    yaml = "```{code-cell} ipython3\n---\ntags: [hide-input]\n---\nimport jax\n```\n"
-    hashed = dependencies.with_hash(yaml, "abc")
-    assert hashed.startswith("```{code-cell} ipython3\n---\ndeps-hash: abc\ntags: [hide-input]\n")
-    for page in (lines, yaml):
-        (cell,) = dependencies.read_myst_markdown_notebook(
-            dependencies.with_hash(page, "abc")
-        ).cells
-        assert cell.metadata["deps-hash"] == "abc"
-        assert cell.source == "import jax"
-
-
-def test_pages_are_dealt_so_the_chunks_sphinx_makes_carry_even_work():
-    from book.balance import deal
-    from sphinx.util.parallel import make_chunks
-
-    weights = {f"p{i}": float(w) for i, w in enumerate([30, 25, 20, 12, 9, 8, 5, 4, 3, 2, 1])}
-    order = deal(list(weights), weights, 2)
-    chunks = make_chunks(order, 2)  # as Sphinx cuts the list: 5, 5 and 1 pages
-    assert sorted(order) == sorted(weights)
-    assert [len(c) for c in chunks] == [5, 5, 1]
-    first, second = (sum(weights[d] for d in chunk) for chunk in chunks[:2])
-    assert abs(first - second) <= 2
-    assert chunks[2] == ["p10"]  # the lightest page runs last
+def test_the_dependency_hash_is_a_hidden_last_cell_that_moves_no_line():
+    page = "# Title\n\n```{code-cell} ipython3\n:tags: [hide-input]\nimport jax\n```\n"
+    hashed = dependencies.with_hash(page, "abc")
+    assert hashed.startswith(page.rstrip())
+    assert dependencies.code_cells(hashed) == ["import jax", "# engine files: abc"]
+    assert dependencies.with_hash(page, "abd") != hashed
 
 
 def test_the_helpers_page_shows_or_links_every_engine_module_the_pages_and_checks_use():

@@ -1,12 +1,11 @@
 import os
 import tomllib
-from importlib.metadata import PackageNotFoundError
 
 import jax
 from conftest import ROOT
 
-from chapter2 import environment as env_module
-from chapter2.environment import baseline_jax, cpu_model, environment
+from chapter2.environment import cpu_model, environment
+from chapter2.releases import baseline_jax, release_key
 
 
 def test_environment_reports_this_process():
@@ -18,15 +17,17 @@ def test_environment_reports_this_process():
     assert f"({os.cpu_count()} cores)" in env["CPU"]
 
 
-def test_the_baseline_is_the_pinned_jax_installed_or_run_from_the_source_tree(monkeypatch):
-    """Run with PYTHONPATH=src on a machine where nothing can be installed (the GPU machine),
-    the package has no metadata: the pin is read from pyproject.toml."""
+def test_the_baseline_is_the_pinned_jax_from_the_source_tree_or_the_installed_metadata(tmp_path):
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     pin = next(r for r in extra["optional-dependencies"]["baseline"] if r.startswith("jax=="))
     assert baseline_jax() == pin.removeprefix("jax==")
+    assert baseline_jax(tmp_path / "no-source-tree.toml") == pin.removeprefix("jax==")
 
-    def not_installed(name):
-        raise PackageNotFoundError(name)
 
-    monkeypatch.setattr(env_module, "requires", not_installed)
-    assert baseline_jax() == pin.removeprefix("jax==")
+def test_releases_sort_by_number_not_by_text():
+    assert sorted(["0.10.2", "0.4.38", "0.12.0.1", "0.9.2"], key=release_key) == [
+        "0.4.38",
+        "0.9.2",
+        "0.10.2",
+        "0.12.0.1",
+    ]

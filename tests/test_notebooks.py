@@ -6,12 +6,9 @@ chapter page's notebook are downloaded from the site and executed there. Their s
 installs JAX and the book's wheel from the site (BOOK_SITE stands in for html_baseurl).
 """
 
-import functools
-import http.server
 import os
 import subprocess
 import sys
-import threading
 import urllib.request
 import venv
 from pathlib import Path
@@ -32,23 +29,6 @@ ANSWERS = {  # the exercise whose answer cell a reference solution fills, by its
         "from chapter2.solutions import safe_pairwise_distance"
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def site():
-    """The built book over HTTP, as a reader downloads it."""
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=HTML)
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +94,8 @@ def test_without_a_site_the_setup_cell_says_what_to_install():
     assert "RuntimeError: This page needs jax==" in done.stderr
 
 
-def test_downloaded_notebooks_run_on_a_readers_machine(site, reader_python, tmp_path):
-    exercises = download(site, "exercises", tmp_path)
+def test_downloaded_notebooks_run_on_a_readers_machine(served, reader_python, tmp_path):
+    exercises = download(served, "exercises", tmp_path)
     notebook = nbformat.read(exercises, as_version=4)
     filled = 0
     for cell in notebook.cells:
@@ -124,7 +104,7 @@ def test_downloaded_notebooks_run_on_a_readers_machine(site, reader_python, tmp_
                 cell.source, filled = answer, filled + 1
     assert filled == len(ANSWERS)
     nbformat.write(notebook, exercises)
-    done = run_notebook(reader_python, exercises, site)
+    done = run_notebook(reader_python, exercises, served)
     assert errors(done) == []
     checks = [
         "".join(o.get("text", "") or o.get("data", {}).get("text/plain", ""))
@@ -135,6 +115,6 @@ def test_downloaded_notebooks_run_on_a_readers_machine(site, reader_python, tmp_
     assert len(checks) == len(ANSWERS)
     assert all(", passed: " in check for check in checks), checks
 
-    chapter = run_notebook(reader_python, download(site, "jaxprs", tmp_path), site)
+    chapter = run_notebook(reader_python, download(served, "jaxprs", tmp_path), served)
     assert errors(chapter) == []
     assert len(chapter.cells) > 10

@@ -7,13 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from chapter2 import outputs
-from chapter2.claims import drift
+from chapter2.claims import drift, outputs
 
 # The published notebooks of two pages, as the baseline book (JAX 0.12.0.1) and the drift
 # build under JAX 0.11.2 executed them on the build machine (figures' bytes emptied).
 FROZEN = Path(__file__).parent / "data" / "outputs"
 BASELINE, OTHER = FROZEN / "jax-0.12.0.1", FROZEN / "jax-0.11.2"
+
+
+def notebooks(folder: Path) -> dict[str, dict]:
+    """The executed notebooks of a build's folder, by page."""
+    return {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("*.ipynb"))}
 
 
 def test_the_frozen_builds_differ_only_in_what_is_measured():
@@ -22,15 +26,15 @@ def test_the_frozen_builds_differ_only_in_what_is_measured():
         for page in ("async-dispatch", "memory-layout")
         for index, (a, b) in enumerate(
             zip(
-                outputs.code_cells(BASELINE / f"{page}.ipynb"),
-                outputs.code_cells(OTHER / f"{page}.ipynb"),
+                outputs.code_cells(notebooks(BASELINE)[page]),
+                outputs.code_cells(notebooks(OTHER)[page]),
                 strict=True,
             )
         )
         if outputs.comparable_outputs(a) != outputs.comparable_outputs(b)
     ]
     assert len(raw) >= 5  # timings, comparisons and float digits differ as printed
-    assert outputs.compare_builds(BASELINE, OTHER) == []
+    assert outputs.compare_builds(BASELINE, notebooks(OTHER)) == []
 
 
 @pytest.mark.parametrize(
@@ -140,16 +144,15 @@ def _planted(tmp_path: Path) -> Path:
 
 def test_a_planted_printout_no_claim_covers_is_listed_under_no_claim(tmp_path):
     other = _planted(tmp_path)
-    claims_file = tmp_path / "claims.json"
-    claims_file.write_text(json.dumps(_claims()))
-    argv = [str(claims_file), str(tmp_path / "none.json"), "--out", str(tmp_path / "r")]
-    assert drift.main([*argv, "--notebooks", str(BASELINE), str(OTHER)]) == 0
-    assert drift.main([*argv, "--notebooks", str(BASELINE), str(other)]) == 1
-    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    unchanged = outputs.compare_builds(BASELINE, notebooks(OTHER))
+    assert not drift.anything_changed(drift.build_report(_claims(), [], None, unchanged))
+    changes = outputs.compare_builds(BASELINE, notebooks(other))
+    report = drift.build_report(_claims(), [], None, changes)
+    assert drift.anything_changed(report)
     [change] = report["unexplained_outputs"]
     assert (change["page"], change["output"]) == ("memory-layout", "stdout")
     assert "+ %transpose.0 = f32[2000,2000]{0,1} copy(%param_0.1)" in change["diff"]
-    text = (tmp_path / "r" / "report.md").read_text()
+    text = drift.to_markdown(report)
     assert "No claim explains 1 changed output:" in text
     unexplained = text.split("## Explained by no claim")[1]
     assert "#### page `memory-layout`, code cell 6 (`print(fused_body(h1))`), stdout" in unexplained
@@ -158,7 +161,7 @@ def test_a_planted_printout_no_claim_covers_is_listed_under_no_claim(tmp_path):
 
 def test_a_changed_output_goes_to_the_drifted_claim_its_section_verifies(tmp_path):
     other = _planted(tmp_path)
-    changes = outputs.compare_builds(BASELINE, other)
+    changes = outputs.compare_builds(BASELINE, notebooks(other))
     materialized = {
         "id": "transpose-materialized",
         "section": "memory-layout",

@@ -9,11 +9,12 @@ there, and no page stops.
 """
 
 import json
+import os
 
-import build_benchmark  # tools/ is on pytest's pythonpath (pyproject.toml)
 import pytest
 from book.backends import PIN_CPU
 from conftest import DOCS, NOTEBOOK_PAGES, ROOT
+from record_backend import page_script, run_script  # tools/ is on pytest's pythonpath
 
 from chapter2.claims import claims
 
@@ -41,8 +42,10 @@ def test_a_page_runs_to_the_end_as_a_script_with_a_gpu_as_default_device(page, t
     source = DOCS / f"{page}.md"
     seen = tmp_path / "verdicts.json"
     prelude = STAND_IN_GPU.read_text() + RECORD_VERDICTS.format(out=str(seen))
-    done = build_benchmark.run_as_script(source, tmp_path, prelude, JAX_PLATFORMS="cpu")
-    assert done.returncode == 0, f"{page}: {done.stderr[-2000:]}"
+    script = tmp_path / f"{page}.py"
+    script.write_text(page_script(source, prelude))
+    status, output, _ = run_script(script, DOCS, {**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert status == 0, f"{page}: {output[-2000:]}"
 
     text = source.read_text()
     about_the_cpu = PIN_CPU in text

@@ -23,8 +23,8 @@ def test_a_prepared_folder_records_claims_and_pages_where_only_jax_is_installed(
     record_backend.prepare(work, ["jaxprs", "numpy-to-jax"])
     assert sorted(p.name for p in (work / "pages").iterdir()) == ["jaxprs.py", "numpy-to-jax.py"]
     # where nothing is installed, the package reads its baseline pin beside its source
-    environment = work / "src" / "chapter2" / "environment.py"
-    assert (environment.parents[2] / "pyproject.toml").exists()
+    releases = work / "src" / "chapter2" / "releases.py"
+    assert (releases.parents[2] / "pyproject.toml").exists()
     (work / "pages" / "broken.py").write_text("print('before')\n1 / 0\n")
 
     real = importlib.util.find_spec

@@ -2,9 +2,9 @@
 
 import jax
 import jax.numpy as jnp
-from jax._src import pjit
+from jax.extend.core.primitives import jit_p
 
-from claims.breaking import xla_options
+from breakers.shared import xla_options
 
 
 def float64_not_canonicalized(mp):
@@ -28,7 +28,7 @@ def float64_not_canonicalized(mp):
 
 def nested_jit_named_pjit(mp):
     """An older JAX: the nested-jit primitive is called "pjit"."""
-    mp.setattr(pjit.jit_p, "name", "pjit")
+    mp.setattr(jit_p, "name", "pjit")
 
 
 BREAKERS = {

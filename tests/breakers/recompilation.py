@@ -8,8 +8,8 @@ import tempfile
 import jax
 from jax import lax
 
+from breakers.shared import config_option
 from chapter2.claims.pages import recompilation as recompilation_claims
-from claims.breaking import config_option
 
 REAL_JIT = jax.jit
 

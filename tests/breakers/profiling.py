@@ -8,8 +8,8 @@ from pathlib import Path
 
 import jax
 
+from breakers.shared import debug_info_always, xla_options
 from chapter2.traces import Trace
-from claims.breaking import debug_info_always, xla_options
 
 
 def raw_new_style_keys(mp):

@@ -4,7 +4,7 @@ import jax
 import jax.extend as jex
 import jax.numpy as jnp
 from jax import lax
-from jax._src import core, pjit
+from jax.extend.core.primitives import jit_p
 
 
 def separate_closed_jaxpr(mp):
@@ -14,9 +14,9 @@ def separate_closed_jaxpr(mp):
 
 def literals_without_type(mp):
     """An older jaxpr printer: literals print as 2.0, not 2.0:f32[]."""
-    real = core.Literal.pretty_print
+    real = jex.core.Literal.pretty_print
     mp.setattr(
-        core.Literal,
+        jex.core.Literal,
         "pretty_print",
         lambda self, ctx, print_dtype=True: real(self, ctx, print_dtype=False),
     )
@@ -24,7 +24,7 @@ def literals_without_type(mp):
 
 def nested_jit_named_pjit(mp):
     """An older JAX: the nested-jit primitive is called "pjit"."""
-    mp.setattr(pjit.jit_p, "name", "pjit")
+    mp.setattr(jit_p, "name", "pjit")
 
 
 def relu_without_custom_jvp(mp):
@@ -34,7 +34,11 @@ def relu_without_custom_jvp(mp):
 
 def bool_raises_concretization_error(mp):
     """An older JAX: bool(tracer) raises ConcretizationTypeError."""
-    mp.setattr(core.ShapedArray, "_bool", core.concretization_function_error(float))
+
+    def concretization_error(self, tracer):
+        raise jax.errors.ConcretizationTypeError(tracer)
+
+    mp.setattr(jax.core.ShapedArray, "_bool", concretization_error)
 
 
 def cond_branches_true_first(mp):

@@ -2,10 +2,10 @@
 
 import dataclasses
 
+from breakers.shared import xla_options
 from chapter2.cases import ynn
 from chapter2.claims import Status
 from chapter2.claims.pages import cpu_case_study as case_claims
-from claims.breaking import xla_options
 
 
 def ynn_closure_result(offset):

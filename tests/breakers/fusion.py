@@ -3,7 +3,7 @@
 import jax.numpy as jnp
 import numpy as np
 
-from claims.breaking import barrier_that_does_nothing, key_reuse_draws_afresh, xla_options
+from breakers.shared import barrier_that_does_nothing, key_reuse_draws_afresh, xla_options
 
 
 def eager_results_on_the_host(mp):

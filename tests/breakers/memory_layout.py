@@ -3,7 +3,7 @@
 import jax
 import jax.numpy as jnp
 
-from claims.breaking import REAL_DEVICE_PUT, column_major_format, xla_options
+from breakers.shared import REAL_DEVICE_PUT, column_major_format, xla_options
 
 REAL_JIT = jax.jit
 

@@ -2,9 +2,9 @@
 
 import jax
 
+from breakers.shared import xla_options
 from chapter2.claims.pages import xla_compilation as xla_claims
 from chapter2.hlo import clean_hlo
-from claims.breaking import xla_options
 
 
 def mhlo_lowering(mp):

@@ -1,4 +1,4 @@
-"""Shared breakers of the "can fail" data: each page's tests/claims/test_<page>.py lists, in
+"""Shared breakers of the "can fail" data: each page's tests/breakers/<page>.py lists, in
 BREAKERS, how to make JAX (or the machine) behave otherwise for each asserted claim, and in
 FORCED, the outcomes to force for each observed one; tests/test_claims.py runs them all.
 

@@ -3,9 +3,9 @@
 import jax
 import numpy as np
 
+from breakers.shared import REAL_DEVICE_PUT, column_major_format
 from chapter2.claims import Status
 from chapter2.claims.pages import numpy_to_jax as numpy_claims
-from claims.breaking import REAL_DEVICE_PUT, column_major_format
 
 
 def keeps_fortran_order(mp):

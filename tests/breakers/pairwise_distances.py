@@ -2,8 +2,8 @@
 
 import jax.numpy as jnp
 
+from breakers.shared import barrier_that_does_nothing, key_reuse_draws_afresh, xla_options
 from chapter2.cases import distances as dist
-from claims.breaking import barrier_that_does_nothing, key_reuse_draws_afresh, xla_options
 
 
 def gram_computed_exactly(mp):

@@ -1,0 +1,154 @@
+"""What the tests share besides conftest.py: throwaway books built with the real configuration
+and layer, the versioned site made of two of them, and a folder served over HTTP."""
+
+import contextlib
+import functools
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from conftest import ROOT
+
+FRONT_MATTER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+"""
+
+# The throwaway books build into their own docs/_build, wherever the book's build was sent;
+# CI=true makes Sphinx draw progress on one line with carriage returns: ask for lines.
+OUTER_ENV = {k: v for k, v in os.environ.items() if k != "BOOK_BUILD_DIR"} | {"NO_COLOR": "1"}
+
+
+def make_book(tmp_path: Path, pages: dict[str, list[str]]) -> Path:
+    """A book at tmp_path/docs with the real configuration and one page per entry of `pages`."""
+    docs = tmp_path / "docs"
+    docs.mkdir(parents=True)
+    shutil.copy(ROOT / "docs" / "conf.py", docs)
+    shutil.copytree(ROOT / "docs" / "_static", docs / "_static")
+    toctree = "\n".join(pages)
+    (docs / "index.md").write_text(f"# Tiny book\n\n```{{toctree}}\n:numbered:\n{toctree}\n```\n")
+    for name, cells in pages.items():
+        body = "\n".join(f"```{{code-cell}} ipython3\n{cell}\n```\n" for cell in cells)
+        (docs / f"{name}.md").write_text(f"{FRONT_MATTER}\n# Page {name}\n\n{body}")
+    return docs
+
+
+def build(docs: Path, *extra: str, **env: str) -> subprocess.CompletedProcess:
+    """The book's own build command (`python -m book.build`, as nox runs it) on `docs`."""
+    return subprocess.run(
+        [sys.executable, "-m", "book.build", str(docs), str(docs / "_build" / "html"), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one stream, in the order a reader sees it
+        text=True,
+        env={**OUTER_ENV, **env},
+        timeout=600,
+        check=False,
+    )
+
+
+def last_lines(result: subprocess.CompletedProcess, n: int) -> str:
+    return "\n".join(result.stdout.strip().splitlines()[-n:])
+
+
+SITE_PAGE = """# A page
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+import os
+from chapter2.claims import Observation, claim, verify
+older = os.environ.get("DEMO_OLDER_JAX") == "1"  # the build that plays an older JAX
+claim("demo-sum", page="page")(
+    lambda: Observation({"1 + 1": 2}, {"1 + 1": 3 if older else 2})
+)
+```
+
+(claim-demo-sum)=
+JAX adds 1 and 1 to make 2.
+
+```{code-cell} ipython3
+:tags: [remove-input]
+verify("demo-sum")
+```
+"""
+
+
+def _claims_json(jax: str, status: str) -> dict:
+    observed = {"1 + 1": 3 if status == "drifted" else 2}
+    return {
+        "jax": jax,
+        "jaxlib": jax,
+        "python": "3.12.1",
+        "recorded": "2026-12-01",
+        "modules_not_loaded": {},
+        "claims": [
+            {
+                "id": "demo-sum",
+                "section": "page",
+                "label": "claim-demo-sum",
+                "statement": "1 + 1 makes 2.",
+                "kind": "asserted",
+                "status": status,
+                "expected": {"1 + 1": 2},
+                "observed": observed,
+                "evidence": f"1 + 1: {observed['1 + 1']}",
+                "rests_on": [],
+            }
+        ],
+    }
+
+
+def make_site(tmp_path: Path) -> Path:
+    """A site of a throwaway book as `nox -s site -- 0.10.2` assembles it: the baseline build
+    and a build that plays JAX 0.10.2 (its claim drifts), each with its drift-report page."""
+    from book.site import assemble
+
+    baseline = make_book(tmp_path / "baseline", {"page": [], "drift-report": []})
+    (baseline / "page.md").write_text(f"{FRONT_MATTER}\n{SITE_PAGE}")
+    (baseline / "drift-report.md").write_text("# Drift\n\n```{drift-report}\n```\n")
+    older = tmp_path / "older" / "docs"
+    shutil.copytree(baseline, older)
+    versions = {"BOOK_SITE_VERSIONS": "0.12.0.1 0.10.2"}
+    assert build(baseline, **versions).returncode == 0
+    claims = _claims_json("0.10.2", "drifted")
+    (tmp_path / "claims.json").write_text(json.dumps(claims))
+    env = {
+        **versions,
+        "DEMO_OLDER_JAX": "1",
+        "BOOK_DRIFT_CLAIMS": str(tmp_path / "claims.json"),
+        "BOOK_DRIFT_BASELINE": str(baseline / "_build/html/_sources"),
+    }
+    build(older, **env)
+    site = tmp_path / "site"
+    builds = {"0.12.0.1": baseline / "_build/html", "0.10.2": older / "_build/html"}
+    assemble(site, builds, "0.12.0.1")
+    return site
+
+
+@contextlib.contextmanager
+def serving(folder: Path):
+    """`folder` served on a free localhost port: its URL."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
