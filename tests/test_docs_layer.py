@@ -181,6 +181,35 @@ def test_page_dependencies_follow_imports_claims_and_probes(tmp_path):
     }
 
 
+def test_editing_a_claim_changes_the_key_of_the_pages_that_verify_it_alone(tmp_path):
+    pages = tmp_path / "chapter2" / "claims" / "pages"
+    pages.mkdir(parents=True)
+    module = pages / "demo.py"
+    module.write_text(
+        "LIMIT = 3\n\n\ndef _shared():\n    return LIMIT\n\n\n"
+        '@claim("first")\ndef _first():\n    return _shared()\n\n\n'
+        '@claim("second")\ndef _second():\n    return 2\n'
+    )
+    verifying = {c: f'```{{code-cell}} ipython3\nverify("{c}")\n```\n' for c in ("first", "second")}
+
+    def keys() -> dict[str, str]:
+        return {
+            c: dependencies.digest(
+                dependencies.page_dependencies(tmp_path, page),
+                tmp_path,
+                dependencies.claims_verified(tmp_path, page),
+            )
+            for c, page in verifying.items()
+        }
+
+    before = keys()
+    module.write_text(module.read_text().replace("return 2", "return 3"))
+    after = keys()
+    assert (after["first"], after["second"] != before["second"]) == (before["first"], True)
+    module.write_text(module.read_text().replace("LIMIT = 3", "LIMIT = 4"))
+    assert (keys()["first"] != after["first"], keys()["second"]) == (True, after["second"])
+
+
 def test_the_dependency_hash_is_a_hidden_last_cell_that_moves_no_line():
     page = "# Title\n\n```{code-cell} ipython3\n:tags: [hide-input]\nimport jax\n```\n"
     hashed = dependencies.with_hash(page, "abc")

@@ -30,11 +30,6 @@ from chapter2.releases import release_key
 REPORT_PAGE = "drift-report"
 
 
-def folder(version: str) -> str:
-    """The site folder of the build under JAX `version`."""
-    return f"jax-{version}"
-
-
 def _read_json(path: str) -> dict | None:
     return json.loads(Path(path).read_text()) if path and Path(path).is_file() else None
 
@@ -136,7 +131,7 @@ class DriftReport(SphinxDirective):
             lines += [f"{n}. {cause_sentence(c)}" for n, c in enumerate(report["causes"], 1)]
             lines += ["", f"{{download}}`The full report <{full}>`"]
             if report["jax"] in config.book_site_versions:  # the site holds that build
-                uri = f"../{folder(report['jax'])}/{REPORT_PAGE}.html"
+                uri = f"../jax-{report['jax']}/{REPORT_PAGE}.html"
                 lines[-1] += f', and <a href="{uri}">in that build</a>'
             lines[-1] += "."
             lines.append("")
@@ -168,7 +163,7 @@ def assemble(site: Path, builds: dict[str, Path], baseline: str) -> None:
     """Each build (version: HTML folder) in `site`, with the switcher's JSON and an index."""
     site.mkdir(parents=True, exist_ok=True)
     for version, html in builds.items():
-        target = site / folder(version)
+        target = site / f"jax-{version}"
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(html, target)
     others = sorted((v for v in builds if v != baseline), key=release_key, reverse=True)
@@ -176,13 +171,13 @@ def assemble(site: Path, builds: dict[str, Path], baseline: str) -> None:
         {
             "name": f"JAX {baseline} (baseline)",
             "version": baseline,
-            "url": f"../{folder(baseline)}/",
+            "url": f"../jax-{baseline}/",
             "preferred": True,
         },
-        *({"name": f"JAX {v}", "version": v, "url": f"../{folder(v)}/"} for v in others),
+        *({"name": f"JAX {v}", "version": v, "url": f"../jax-{v}/"} for v in others),
     ]
     (site / "switcher.json").write_text(json.dumps(switcher, indent=2) + "\n")
-    start = f"{folder(baseline)}/index.html"
+    start = f"jax-{baseline}/index.html"
     (site / "index.html").write_text(
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="refresh" content="0; url={start}">'

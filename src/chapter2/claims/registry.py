@@ -9,7 +9,6 @@ import json
 import os
 import re
 import sys
-import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -163,50 +162,38 @@ class Claim:
         return page_statements(self.page).get(self.id, "")
 
 
-def _names_used(code: types.CodeType) -> set[str]:
-    """The global names a function's code reads, nested code included."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _names_used(const)
-    return names
+def module_code(text: str, roots: list[str]) -> str:
+    """The module's functions named in `roots` and the module-level functions and constants
+    they read, transitively: constants first, then the functions as they are found."""
+    body = ast.parse(text).body
+    named: dict[str, ast.stmt] = {}
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            named[node.name] = node
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            named |= {n.id: node for n in ast.walk(node) if isinstance(n, ast.Name)}
+    shown = [named[root] for root in roots if root in named]
+    for node in shown:  # grows while it is read
+        for name in dict.fromkeys(n.id for n in ast.walk(node) if isinstance(n, ast.Name)):
+            if name in named and named[name] not in shown:
+                shown.append(named[name])
+    lines = text.splitlines()
 
+    def code(node: ast.stmt) -> str:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        return "\n".join(lines[first - 1 : node.end_lineno])
 
-def _constants(module: types.ModuleType) -> dict[str, str]:
-    """The source of each module-level assignment of `module`, by the names it assigns."""
-    source = inspect.getsource(module)
-    return {
-        name.id: ast.get_source_segment(source, node)
-        for node in ast.parse(source).body
-        if isinstance(node, ast.Assign | ast.AnnAssign)
-        for name in ast.walk(node.targets[0] if isinstance(node, ast.Assign) else node.target)
-        if isinstance(name, ast.Name)
-    }
+    constants = [n for n in body if n in shown and isinstance(n, ast.Assign | ast.AnnAssign)]
+    parts = ["\n".join(map(code, constants))] if constants else []
+    return "\n\n".join([*parts, *(code(n) for n in shown if n not in constants)]) + "\n"
 
 
 def check_source(check: Callable) -> str:
     """The check's source with the functions and constants of its module that it reads."""
-    module = sys.modules[check.__module__]
     try:
-        constants = _constants(module)
+        return module_code(inspect.getsource(sys.modules[check.__module__]), [check.__name__])
     except (OSError, TypeError):  # a module without a file: __main__ of a notebook
         return ""
-    shown, read = [check], {}
-    for function in shown:
-        for name in sorted(_names_used(function.__code__)):
-            found = getattr(module, name, None)
-            if name in constants:
-                read[name] = constants[name]
-            elif (
-                inspect.isfunction(found)
-                and found.__module__ == module.__name__
-                and found not in shown
-            ):
-                shown.append(found)
-    parts = [inspect.getsource(f).rstrip() for f in shown]
-    if read:
-        parts.insert(0, "\n".join(dict.fromkeys(read.values())))
-    return "\n\n".join(parts) + "\n"
 
 
 def status_of(kind: Kind, matches: bool | None, *, checkable: bool = True) -> Status:
