@@ -70,7 +70,7 @@ def bench_together(calls: dict[str, tuple[Callable, tuple]], n: int = 20) -> dic
     call timed right after an expensive one would otherwise pay for the caches and memory
     its neighbour disturbed (a 0.02 ms call measured 0.17 ms that way). So each call reads
     its own time, as if timed alone."""
-    import jax  # noqa: PLC0415 - the Sphinx layer imports this module without JAX
+    import jax  # noqa: PLC0415 - imported when first used
 
     def run(f: Callable, args: tuple) -> float:
         start = time.perf_counter()

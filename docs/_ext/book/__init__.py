@@ -28,14 +28,10 @@ def layer_hash(package: Path = Path(__file__).parent) -> str:
     return digest.hexdigest()[:16]
 
 
-def name_the_pages(app) -> None:
-    """`builder-inited`: the claims read what the book says from this build's pages."""
-    os.environ[DOCS_VARIABLE] = str(app.srcdir)
-
-
 def name_the_page(app, docname: str, source: list[str]) -> None:
-    """`source-read`: the kernel started next knows its page (chapter2.claims.attribution)."""
-    os.environ[PAGE_VARIABLE] = docname
+    """`source-read`: the kernel started next knows its page (chapter2.claims.attribution),
+    and the claims read what the book says from this build's pages."""
+    os.environ[PAGE_VARIABLE], os.environ[DOCS_VARIABLE] = docname, str(app.srcdir)
 
 
 def setup(app):
@@ -60,7 +56,6 @@ def setup(app):
     app.connect("env-get-updated", verdicts.rewrite_tables)
     app.connect("doctree-resolved", verdicts.fill_pages)
 
-    app.connect("builder-inited", name_the_pages)
     app.connect("env-get-outdated", failures.recheck)
     app.connect("env-updated", failures.report_cells)
     app.connect("env-get-outdated", notebooks.uncached)

@@ -150,12 +150,14 @@ def _summary(report: dict) -> str:
             f"Recorded {report['recorded']}: every claim holds, every cell ran, no output changed."
         )
     unexplained = len(report["unexplained_cells"]) + len(report["unexplained_outputs"])
+    shared = sum(len(c["failing_cells"]) for c in report["causes"]) > len(report["failing_cells"])
     return (
         f"Recorded {report['recorded']}: {counted(len(report['changed_claims']), 'claim')} "
         f"changed, in {counted(len(report['causes']), 'cause')}; "
-        f"{counted(len(report['failing_cells']), 'failing cell')}; "
-        f"{counted(len(report['changed_outputs']), 'changed output')}; "
-        f"{unexplained} explained by no claim."
+        f"{counted(len(report['failing_cells']), 'failing cell')}"
+        + (" (one that several causes explain counts under each)" if shared else "")
+        + f"; {counted(len(report['changed_outputs']), 'changed output')}; "
+        f"{unexplained} explained by no claim (listed in the full report)."
     )
 
 

@@ -51,8 +51,9 @@ def build_matrix(runs: list[dict]) -> dict:
 _SYMBOLS = [Status.HOLDS, Status.DIFFERS_HERE, Status.DRIFTED, Status.CANNOT_CHECK]
 LEGEND = (
     "; ".join(f"{s.symbol} {s.meaning}" for s in _SYMBOLS)
-    + ' (a fact of the machine: ✓ as described); · not measured. "Since X": holds in X and '
-    'every later release measured, not in the one before. "X or earlier": holds in the oldest.'
+    + "; · not measured. For a fact of the machine (since: machine), ✓ means it behaved as "
+    'described. "Since X": holds in X and every later release measured, not in the one before; '
+    '"X or earlier": holds in the oldest. A linked ✗ opens the page as that release built it.'
 )
 
 
