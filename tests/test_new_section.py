@@ -38,7 +38,6 @@ from chapter2.claims.registry import Observation, claim
 
 @claim("sum-of-ones")
 def _sum_of_ones() -> Observation:
-    """jnp.ones(1000).sum() is exactly 1000."""
     return Observation(expected={"sum": 1000.0}, observed={"sum": float(jnp.ones(1000).sum())})
 '''
 NEW_TESTS = '''"""The claims of the page `checked-sums` fail when JAX behaves otherwise."""

@@ -48,10 +48,11 @@ def cell_failures(env, build: Path) -> list[dict]:
 
 
 def failure_text(failure: dict) -> str:
-    """A failing cell's warning: the error, then the cell's last lines."""
-    cell = [line for line in failure["cell"].splitlines() if line.strip()][-2:]
+    """A failing cell's warning: the error, then the cell's last lines, indented below it."""
     head = [AFTER_A_FAILURE] if failure["after_a_failure"] else []
-    return "\n".join([*head, failure["error"], *(f"    | {line}" for line in cell)])
+    first, *rest = [*head, *failure["error"].splitlines()]
+    cell = [f"  | {line}" for line in failure["cell"].splitlines() if line.strip()][-2:]
+    return "\n".join([first, *(f"  {line}" for line in [*rest, *cell])])
 
 
 def report_cells(app, env) -> None:
@@ -68,7 +69,7 @@ def forget_failed_pages(app, exception) -> None:
     for page in sorted(pages):
         notebook = executed_notebook(build, path, page)
         with opened(path) as cache, contextlib.suppress(KeyError):
-            cache.remove_cache_record(cache.match_cache_notebook(notebook).pk)
+            cache.remove_cache(cache.match_cache_notebook(notebook).pk)
 
 
 def read_warnings(text: str, source: Path) -> list[dict]:

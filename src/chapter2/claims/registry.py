@@ -387,9 +387,10 @@ def where_to_edit(entry: Claim) -> str:
     label = text.find(f"(claim-{entry.id})=")
     if label >= 0:
         places.append(f"{_shown(page)}:{text.count(chr(10), 0, label) + 2} (what the book says)")
-    with contextlib.suppress(OSError, TypeError):  # no check, or one without a file
-        line = inspect.getsourcelines(entry.check)[1]
-        places.append(f"{_shown(Path(inspect.getsourcefile(entry.check)))}:{line} (its check)")
+    check = entry.check if getattr(entry.check, "__module__", "__main__") != "__main__" else None
+    with contextlib.suppress(OSError, TypeError):  # no check, or one written in a notebook
+        line = inspect.getsourcelines(check)[1]
+        places.append(f"{_shown(Path(inspect.getsourcefile(check)))}:{line} (its check)")
     return " or ".join(places)
 
 
@@ -398,7 +399,7 @@ def drift_message(verdict: Verdict) -> str:
     entry, obs = verdict.claim, verdict.observation
     lines = [
         _DRIFTED.format(id=entry.id, page=entry.page, jax=verdict.versions["jax"]),
-        f"  edit:          {where_to_edit(entry)}",
+        f"  edit:          {where_to_edit(entry) or 'the notebook cell that registers it'}",
         f"  the book says: {entry.statement}",
         f"  JAX did:       {verdict.evidence}",
     ]
