@@ -136,8 +136,8 @@ def site(session: nox.Session) -> None:
             "nox", "-s", "drift", "--", release, env=env, external=True, success_codes=[0, 1]
         )
     builds = [f"{v}={BUILD / (f'drift-{v}/html' if i else 'html')}" for i, v in enumerate(versions)]
-    assemble = [str(ROOT / ".nox/docs/bin/python"), "-m", "book.site", str(BUILD / "site")]
-    session.run(*assemble, versions[0], *builds, external=True)
+    assemble = [str(ROOT / ".nox/docs/bin/python"), "-c", "import book.site as s; s.main()"]
+    session.run(*assemble, str(BUILD / "site"), versions[0], *builds, external=True)
     timing = {"versions": versions, "seconds": round(time.perf_counter() - started, 1)}
     timing |= {"cores": os.cpu_count(), "recorded": time.strftime("%Y-%m-%d")}
     (BUILD / "benchmarks").mkdir(parents=True, exist_ok=True)

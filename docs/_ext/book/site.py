@@ -189,14 +189,10 @@ def assemble(site: Path, builds: dict[str, Path], baseline: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m book.site SITE BASELINE VERSION=HTML_FOLDER ...` (what nox -s site runs)."""
+    """Arguments SITE BASELINE VERSION=HTML_FOLDER ...: what nox -s site assembles."""
     site, baseline, *pairs = sys.argv[1:] if argv is None else argv
     builds = {v: Path(p) for v, p in (pair.split("=", 1) for pair in pairs)}
     if baseline not in builds:
         sys.exit(f"no build of the baseline JAX {baseline}")
     assemble(Path(site), builds, baseline)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
