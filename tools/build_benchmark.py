@@ -18,7 +18,7 @@ from pathlib import Path
 
 from book import build as book_build
 from book.dependencies import page_dependencies
-from record_backend import page_script, run_script
+from record_backend import notebook_pages, page_script, run_script
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -36,10 +36,6 @@ EDITS = [
     (MODULE, EDITED_MODULE, lambda t: t + "\n# a benchmark edit\n"),
 ]
 FLOOR_RATIO = 1.45  # the most a clean build may take, in floors (MAINTAINING.md, build speed)
-
-
-def notebook_pages() -> list[Path]:
-    return sorted(p for p in DOCS.glob("*.md") if "```{code-cell}" in p.read_text())
 
 
 def floor(scratch: Path) -> tuple[float, list[str]]:

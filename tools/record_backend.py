@@ -61,6 +61,11 @@ def run_script(
     return status, output, time.perf_counter() - start
 
 
+def notebook_pages() -> list[Path]:
+    """The book's pages that have code cells."""
+    return sorted(p for p in (ROOT / "docs").glob("*.md") if "```{code-cell}" in p.read_text())
+
+
 def prepare(work: Path, pages: list[str] | None = None) -> None:
     """Write WORK: src/, pages/<page>.py, shim/ and this file."""
     if work.exists():
@@ -77,9 +82,9 @@ def prepare(work: Path, pages: list[str] | None = None) -> None:
     if unknown:
         msg = f"no such page: {', '.join(unknown)}"
         raise SystemExit(msg)
-    for name, page in sources.items():
-        if "```{code-cell}" in page.read_text() and (pages is None or name in pages):
-            (work / "pages" / f"{name}.py").write_text(page_script(page))
+    for page in notebook_pages():
+        if pages is None or page.stem in pages:
+            (work / "pages" / f"{page.stem}.py").write_text(page_script(page))
     for module, text in SHIMS.items():
         path = work / "shim" / Path(*module.split(".")) / "__init__.py"
         path.parent.mkdir(parents=True, exist_ok=True)
