@@ -109,6 +109,18 @@ def test_the_warning_file_becomes_problems_by_page_and_line(tmp_path):
     assert problems[1]["message"].splitlines()[1].startswith("  edit:")
 
 
+def test_a_warning_keeps_its_unindented_lines_until_the_next_warning(tmp_path):
+    docs = tmp_path / "docs"
+    text = (
+        f'{docs}/a.md:3: ERROR: Unknown directive type "nope".\n\n```{{nope}}\nbody\n```\n'
+        f"{docs}/b.md:9: WARNING: undefined label: 'x'\n"
+    )
+    first, second = failures.read_warnings(text, docs)
+    assert (first["path"], first["line"], second["path"]) == ("docs/a.md", 3, "docs/b.md")
+    assert first["message"].splitlines()[-1] == "```"
+    assert second["message"] == "undefined label: 'x'"
+
+
 def test_the_summary_counts_every_problem_and_marks_what_follows_a_failure(tmp_path):
     docs = tmp_path / "docs"
     text = failures.summary(failures.read_warnings(WARNING_FILE.format(docs=docs), docs))

@@ -16,9 +16,14 @@ from book.notebooks import executed_notebook
 
 logger = logging.getLogger(__name__)
 WARNINGS, REPORT, REPORT_DATA = "warnings.txt", "failed-pages.txt", "failed-pages.json"
+# A warning runs from its "path:line: WARNING: " to the next one: its message may hold lines
+# of any indentation (a docutils error quotes the directive it could not read).
+_START = r"^(?:{path}(?::{line})?: )?(?:WARNING|ERROR|CRITICAL): "
 _WARNING = re.compile(
-    r"^(?:(?P<path>.+?)(?::(?P<line>\d+))?: )?(?:WARNING|ERROR|CRITICAL): (?P<message>.*?)"
-    r"(?=^\S|\Z)",
+    _START.format(path=r"(?P<path>[^\n]+?)", line=r"(?P<line>\d+)")
+    + r"(?P<message>.*?)(?="
+    + _START.format(path=r"[^\n]+?", line=r"\d+")
+    + r"|\Z)",
     re.M | re.S,
 )
 AFTER_A_FAILURE = "(after a failing cell of this page: it may follow from it)"
