@@ -190,6 +190,12 @@ def comparisons(page_html: str) -> list[tuple[dict, str]]:
     return found
 
 
+def test_no_timing_comparison_shows_markup_as_text(site):
+    """A comparison's sentence is text, not Markdown: a backtick would show as one."""
+    shown = [s for page in PAGES for _, s in comparisons(site[f"{page}.html"]) if "`" in s]
+    assert shown == []
+
+
 def test_every_timing_comparison_says_what_its_numbers_say(site):
     checked = 0
     for page in PAGES:
