@@ -5,6 +5,7 @@ from collections import Counter
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 from jax import lax
 
@@ -101,6 +102,45 @@ def test_a_histogram_that_misses_sub_jaxprs_is_rejected(wrong, missed):
     assert "your histogram counts 0" in result.sentence
 
 
+def memoised_walk(f, *args):
+    """Walks every sub-jaxpr, but each one once, however many equations use it."""
+    counts, seen = Counter(), set()
+
+    def walk(jaxpr):
+        if id(jaxpr) in seen:
+            return
+        seen.add(id(jaxpr))
+        for eqn in jaxpr.eqns:
+            counts[eqn.primitive.name] += 1
+            for sub in jax.extend.core.jaxprs_in_params(eqn.params):
+                walk(sub)
+
+    walk(jax.make_jaxpr(f)(*args))
+    return counts
+
+
+def test_a_histogram_that_counts_a_shared_sub_jaxpr_once_is_rejected():
+    result = exercises.check_histogram(memoised_walk)
+    assert result.passed is False
+    assert "which sits in a jitted function called twice" in result.sentence
+    assert "count a sub-jaxpr again for every equation that uses it?" in result.sentence
+
+
+def by_primitive(jaxpr, counts=None):
+    """The right counts, keyed by the Primitive objects rather than their names."""
+    counts = Counter() if counts is None else counts
+    for eqn in jaxpr.eqns:
+        counts[eqn.primitive] += 1
+        for sub in jax.extend.core.jaxprs_in_params(eqn.params):
+            by_primitive(sub, counts)
+    return counts
+
+
+def test_a_right_histogram_keyed_by_primitive_objects_passes():
+    result = exercises.check_histogram(lambda f, *args: by_primitive(jax.make_jaxpr(f)(*args)))
+    assert result.passed is True, result.sentence
+
+
 # --- exercise 2 ------------------------------------------------------------------------------
 
 
@@ -111,11 +151,18 @@ def test_a_prediction_off_by_some_is_rejected_with_both_numbers(wrong):
     assert f"you predicted {wrong} compilations and JAX compiled 4 times" in result.sentence
 
 
-@pytest.mark.parametrize("wrong", ["4", 4.0, True])
+@pytest.mark.parametrize("wrong", ["4", 4.5, True])
 def test_a_prediction_that_is_not_a_whole_number_is_rejected(wrong):
     result = exercises.check_prediction(wrong)
     assert result.passed is False
     assert "should be a whole number" in result.sentence
+
+
+@pytest.mark.parametrize("right", [np.int64(4), np.int32(4), 4.0, np.float32(4)])
+def test_the_right_prediction_written_another_way_passes(right):
+    result = exercises.check_prediction(right)
+    assert result.passed is True
+    assert result.sentence == "4 compilations, as you predicted."
 
 
 # --- exercise 3 ------------------------------------------------------------------------------
@@ -197,6 +244,37 @@ def test_a_report_that_counts_fusions_wrongly_on_h2_is_rejected():
     assert "optimized HLO has" in result.sentence
 
 
+@jax.jit
+def h2_jitted(t):
+    """The reference h2 written with `@jax.jit`: its barrier sits inside a `jit` equation."""
+    return jnp.tanh(lax.optimization_barrier(t * 3.0 + 1.0)) ** 2
+
+
+def h2_jitted_inside(t):
+    """The barrier inside an inner jitted function."""
+    return jnp.tanh(jax.jit(lambda u: lax.optimization_barrier(u * 3.0 + 1.0))(t)) ** 2
+
+
+affine = jax.jit(lambda t: t * 3.0 + 1.0)
+
+
+def h2_with_a_jitted_helper(t):
+    """The affine step a jitted helper of its own, the barrier outside it."""
+    return jnp.tanh(lax.optimization_barrier(affine(t))) ** 2
+
+
+@pytest.mark.parametrize("right", [h2_jitted, h2_jitted_inside, h2_with_a_jitted_helper])
+def test_an_h2_written_with_jit_passes(right):
+    result = exercises.check_fusion_report(solutions.fusion_report, right)
+    assert result.passed is True, result.sentence
+
+
+def test_a_jitted_h2_with_its_barrier_elsewhere_is_still_rejected():
+    result = exercises.check_fusion_report(solutions.fusion_report, jax.jit(barrier_after_the_tanh))
+    assert result.passed is False
+    assert "around t * 3.0 + 1.0" in result.sentence
+
+
 def test_an_h2_that_computes_other_values_is_rejected():
     result = exercises.check_fusion_report(solutions.fusion_report, barrier_that_changes_values)
     assert result.passed is False
@@ -243,6 +321,18 @@ def test_a_distance_safe_only_for_d_of_x_x_is_rejected():
     result = exercises.check_safe_distance(safe_for_self_distances_only)
     assert result.passed is False
     assert "the gradient with respect to Y" in result.sentence
+
+
+def zero_below_a_tenth(X, Y):
+    """Right wherever points are far apart or equal, and 0 for any distance below 0.1."""
+    D = solutions.safe_pairwise_distance(X, Y)
+    return jnp.where(D < 0.1, 0.0, D)
+
+
+def test_a_distance_that_zeroes_small_distances_is_rejected():
+    result = exercises.check_safe_distance(zero_below_a_tenth)
+    assert result.passed is False
+    assert "the distances themselves are wrong" in result.sentence
 
 
 def test_squared_distances_are_rejected_as_wrong_values():

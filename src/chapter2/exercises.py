@@ -4,6 +4,7 @@ A check takes the reader's answer (None when it is not defined yet) and returns 
 `SelfCheck`. The reference solutions are in `chapter2.solutions`.
 """
 
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -12,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from chapter2.compat import cost_analysis
+from chapter2.compat import cost_analysis, jaxprs_in_params
 from chapter2.compiles import CompileCounter
 from chapter2.hlo import count_fusions
 from chapter2.jaxprs import count_primitives
@@ -39,8 +40,12 @@ def _unanswered(exercise: int, name: str, signature: str) -> SelfCheck:
     )
 
 
+_twice = jax.jit(jnp.log1p)  # called twice below: one sub-jaxpr, two equations
+
+
 def _histogram_probe(x):
-    """One level each of scan, while, cond, an inner jit and a custom_jvp function (relu)."""
+    """One level each of scan, while, cond, an inner jit and a custom_jvp function (relu),
+    and an inner jit called twice."""
 
     def body(c, _):
         return jnp.sin(c) * 2.0, None
@@ -48,7 +53,8 @@ def _histogram_probe(x):
     c, _ = lax.scan(body, x, None, length=3)
     y, _ = lax.while_loop(lambda s: s[1] < 5, lambda s: (jnp.cos(s[0]), s[1] + 1), (c, 0))
     z = lax.cond(y.sum() > 0, jnp.tanh, jnp.negative, y)
-    return jax.jit(lambda t: jax.nn.relu(jnp.exp(t)))(z).sum()
+    w = jax.jit(lambda t: jax.nn.relu(jnp.exp(t)))(z)
+    return (_twice(w) + _twice(w * 2.0)).sum()
 
 
 # primitive -> where it hides in the probe: what a histogram that finds none of it misses
@@ -60,6 +66,7 @@ _HIDDEN = {
     "neg": "a branch of cond",
     "exp": "an inner jit",
     "max": "the custom_jvp_call of relu",
+    "log1p": "a jitted function called twice, whose sub-jaxpr counts once for each call",
 }
 
 
@@ -69,15 +76,21 @@ def check_histogram(primitive_histogram: Callable | None) -> SelfCheck:
         return _unanswered(1, "primitive_histogram", "(f, *args)")
     x = jnp.ones(4)
     expected = dict(count_primitives(jax.make_jaxpr(_histogram_probe)(x)))
-    found = dict(primitive_histogram(_histogram_probe, x))
+    # a primitive may be keyed by its name or by the Primitive itself
+    found = {getattr(k, "name", k): v for k, v in primitive_histogram(_histogram_probe, x).items()}
     for name, where in _HIDDEN.items():
         if found.get(name, 0) != expected[name]:
+            question = (
+                "does it walk into every sub-jaxpr?"
+                if found.get(name, 0) == 0
+                else "does it count a sub-jaxpr again for every equation that uses it?"
+            )
             return SelfCheck(
                 1,
                 False,
                 f"'{name}', which sits in {where}, appears {expected[name]} time"
                 f"{'s' if expected[name] != 1 else ''} in the test function; your histogram "
-                f"counts {found.get(name, 0)}: does it walk into every sub-jaxpr?",
+                f"counts {found.get(name, 0)}: {question}",
             )
     if found != expected:
         return SelfCheck(1, False, f"the counts are {found}, not {expected}.")
@@ -112,10 +125,14 @@ def check_prediction(predicted_compiles) -> SelfCheck:
     """Exercise 2: the predicted number of compilations of the call sequence."""
     if predicted_compiles is None:
         return _unanswered(2, "predicted_compiles", " = <a whole number>")
-    if not isinstance(predicted_compiles, int) or isinstance(predicted_compiles, bool):
+    whole = isinstance(predicted_compiles, numbers.Integral) or (
+        isinstance(predicted_compiles, numbers.Real) and float(predicted_compiles).is_integer()
+    )
+    if not whole or isinstance(predicted_compiles, bool):
         return SelfCheck(
             2, False, f"predicted_compiles should be a whole number, not {predicted_compiles!r}."
         )
+    predicted_compiles = int(predicted_compiles)
     measured = sum(compile_sequence())
     if predicted_compiles != measured:
         return SelfCheck(
@@ -137,18 +154,43 @@ def _with_barrier(t):
     return jnp.tanh(lax.optimization_barrier(t * 3.0 + 1.0)) ** 2
 
 
+def _producer(var, eqns: list) -> tuple | None:
+    """The equation of `eqns` that computes `var`, with its neighbours; inside a `jit`
+    equation that returns it, the equation of its body that does."""
+    for eqn in eqns:
+        for position, out in enumerate(eqn.outvars):
+            if out is var:
+                if eqn.primitive.name in ("jit", "pjit"):
+                    body = eqn.params["jaxpr"]
+                    body = getattr(body, "jaxpr", body)
+                    return _producer(body.outvars[position], body.eqns)
+                return eqn, eqns
+    return None
+
+
 def _barrier_wraps_the_affine_step(h2: Callable, t) -> bool:
-    """Whether h2's optimization_barrier takes the result of t * 3.0 + 1.0 (an add of a mul)."""
-    jaxpr = jax.make_jaxpr(h2)(t).jaxpr
-    made_by = {id(v): e for e in jaxpr.eqns for v in e.outvars}
-    barriers = [e for e in jaxpr.eqns if e.primitive.name == "optimization_barrier"]
+    """Whether h2's optimization_barrier takes the result of t * 3.0 + 1.0 (an add of a mul),
+    wherever either sits: in h2's jaxpr, or inside a `jit` (an h2 or a helper jitted)."""
+    barriers = []
+
+    def find(jaxpr):
+        for eqn in jaxpr.eqns:
+            if eqn.primitive.name == "optimization_barrier":
+                barriers.append((eqn, jaxpr.eqns))
+            for sub in jaxprs_in_params(eqn.params):
+                find(sub)
+
+    find(jax.make_jaxpr(h2)(t).jaxpr)
     if len(barriers) != 1:
         return False
-    feed = made_by.get(id(barriers[0].invars[0]))
-    return (
-        feed is not None
-        and feed.primitive.name == "add"
-        and any(getattr(made_by.get(id(v)), "primitive", None) == lax.mul_p for v in feed.invars)
+    barrier, neighbours = barriers[0]
+    feed = _producer(barrier.invars[0], neighbours)
+    if feed is None or feed[0].primitive.name != "add":
+        return False
+    add, around = feed
+    return any(
+        (made := _producer(v, around)) is not None and made[0].primitive == lax.mul_p
+        for v in add.invars
     )
 
 
@@ -264,6 +306,7 @@ def check_safe_distance(safe_pairwise_distance: Callable | None) -> SelfCheck:
     X[3] = X[1]  # two equal rows: zero distances off the diagonal too
     Y = rng.normal(size=(5, 4)).astype(np.float32)
     Y[2] = X[0]
+    Y[4] = X[2] + np.float32(0.01)  # a close pair: a distance of 0.02 that must stay 0.02
     reference = np.linalg.norm(X.astype(np.float64)[:, None] - Y.astype(np.float64)[None], axis=-1)
     D = np.asarray(safe_pairwise_distance(jnp.asarray(X), jnp.asarray(Y)))
     if D.shape != (6, 5):
