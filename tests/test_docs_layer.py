@@ -1,5 +1,6 @@
 """The book's Sphinx layer (docs/_ext/book): rendering verdicts, reporting failures, caches."""
 
+import json
 import re
 
 import pytest
@@ -268,11 +269,87 @@ def test_a_backend_note_fills_in_what_the_run_recorded_and_names_it():
 
     [run] = recorded_runs(ROOT / "data" / "backends")
     text = with_recorded(
-        "On an {{device}} with JAX {{jax}}, {{fusion-boundaries/softmax by hand|len}} fusion "
-        "({{fusion-boundaries/softmax by hand|join}}), v3 {{distances N=1000 M=1500 d=64/v3/"
+        "On an {{device}} with JAX {{jax}}, {{softmax-kernel-boundary/softmax by hand|len}} fusion "
+        "({{softmax-kernel-boundary/softmax by hand|join}}), v3 {{distances N=1000 M=1500 d=64/v3/"
         "max_abs_err_highest|.2g}}.",
         run,
     )
     assert text == "On an NVIDIA H200 with JAX 0.11.2, 1 fusion (kCustom), v3 2.1e-06."
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="holds no 'no-such-check/value'"):
         with_recorded("{{no-such-check/value}}", run)
+
+
+def test_a_release_note_fills_in_what_the_matrix_recorded_under_that_release():
+    from book.backends import matrix_record, release_note_problem, with_recorded
+
+    recorded = matrix_record(ROOT / "data" / "matrix", "0.10.2")
+    claim = "jit-matches-eager-reported-program"
+    text = with_recorded(
+        f"JAX {{{{jax}}}}, {{{{recorded}}}}: {{{{{claim}/last row, jit|,.0f}}}}, "
+        f"YNNPACK {{{{{claim}/jit's program is a __ynn_fusion|on}}}}.",
+        recorded,
+    )
+    assert text == f"JAX 0.10.2, {recorded['recorded']}: 1,065,369,600, YNNPACK on."
+    assert release_note_problem(recorded, claim, "drifted") is None
+    assert "recorded 'drifted'" in release_note_problem(recorded, claim, "holds")
+    assert "holds no 'no-such-claim'" in release_note_problem(recorded, "no-such-claim", "holds")
+
+
+def test_a_backend_note_says_whether_the_release_or_the_backend_made_the_difference(tmp_path):
+    from book.backends import release_or_backend
+
+    def record(release, status):
+        claims = [{"id": "c", "status": status}]
+        path = tmp_path / f"jax-{release}.json"
+        path.write_text(json.dumps({"jax": release, "recorded": "today", "claims": claims}))
+
+    record("0.11.2", "holds")
+    record("0.12.0.1", "holds")
+    said = release_or_backend(tmp_path, "c", "0.11.2", "0.12.0.1")
+    assert said == "On the CPU, JAX 0.11.2 agrees with JAX 0.12.0.1 here: the GPU differs."
+    record("0.11.2", "drifted")
+    said = release_or_backend(tmp_path, "c", "0.11.2", "0.12.0.1")
+    assert said.endswith("(holds): the release and the backend both differ.")
+    assert "has not measured" in release_or_backend(tmp_path, "other", "0.11.2", "0.12.0.1")
+
+
+def test_a_version_note_on_a_change_says_what_the_release_before_did_and_stands_apart():
+    from docutils import nodes
+
+    releases = [{"jax": r} for r in ("0.9.2", "0.10.2", "0.11.2")]
+    claims = {
+        "always": {"kind": "asserted", "since": "0.9.2"},
+        "changed": {"kind": "asserted", "since": "0.11.2"},
+        "machine": {"kind": "observed", "since": None},
+    }
+    matrix = {"releases": releases, "claims": claims}
+    assert verdicts.release_before(["always", "machine"], matrix) is None
+    assert verdicts.release_before(["always", "changed"], matrix) == "0.10.2"
+
+    def placed(part: str, before: str | None) -> verdicts.note_release:
+        note = verdicts.note_release(claims=["changed"], before=before)
+        nodes.section("", nodes.section("", note, ids=["operator-fusion"]), ids=[part])
+        return note
+
+    changed, every = verdicts.CHANGED, "version-notes-every-release"
+    assert verdicts._note_problem(placed(changed, "did otherwise."), "0.10.2") is None
+    assert "belongs under" in verdicts._note_problem(placed(every, "did."), "0.10.2")
+    assert ":before:" in verdicts._note_problem(placed(changed, None), "0.10.2")
+    assert "is not under" in verdicts._note_problem(placed(changed, None), None)
+    assert "has no :before:" in verdicts._note_problem(placed(every, "did."), None)
+
+
+def test_a_note_says_from_which_release_its_claims_hold_and_where_they_cannot_be_checked():
+    releases = [{"jax": r} for r in ("0.8.3", "0.9.2", "0.10.2")]
+    claims = {
+        "always": {"kind": "asserted", "since": "0.8.3", "status": {}},
+        "changed": {"kind": "asserted", "since": "0.10.2", "status": {"0.9.2": "drifted"}},
+        "new": {"kind": "asserted", "since": "0.9.2", "status": {"0.8.3": "cannot check"}},
+    }
+    matrix = {"releases": releases, "claims": claims}
+    text = verdicts.note_release_text
+    assert text(["always"], matrix, {}) == "Holds in every release measured, 0.8.3 to 0.10.2."
+    assert text(["changed"], matrix, {}) == "Holds from JAX 0.10.2."
+    assert text(["new"], matrix, {}) == (
+        "Holds from JAX 0.9.2, the first release where it can be checked."
+    )

@@ -73,6 +73,7 @@ def setup(app):
     app.add_config_value("book_backends", "", "env", types=[str])
     app.add_directive("backend-note", backends.BackendNote)
     app.add_directive("backend-runs", backends.BackendRuns)
+    app.add_directive("release-note", backends.ReleaseNote)
     app.connect("doctree-read", backends.mark_runs_on_cpu)
     app.connect("doctree-resolved", site.banner)
     app.add_post_transform(glyphs.EmojiAsWords)

@@ -1,18 +1,23 @@
-"""Other backends on the page: what a recorded GPU run did, and which pages run on the CPU.
+"""Other backends and older releases on the page: what a recorded run did.
 
 A `{backend-note} <claim-id>` is a sentence about each run recorded on another backend that
 checked the claim (data/backends/), its `{{key/subkey|format}}` values filled from the run
-(`{{device}}`, `{{<claim-id>/<observed name>|len}}`, a path in its numbers file).
+(`{{device}}`, `{{<claim-id>/<observed name>|len}}`, a path in its numbers file). A
+`{release-note} <claim-id> <release>` is a sentence about what the claims matrix recorded for
+the claim under another JAX release (data/matrix/jax-<release>.json), filled the same way.
 """
 
 import json
 import re
 from pathlib import Path
+from typing import ClassVar
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from chapter2.claims.backends import recorded_runs
+from chapter2.releases import baseline_jax
 
 # The line of a page's setup cell that runs it on the CPU whatever the default device.
 PIN_CPU = 'jax.config.update("jax_default_device", jax.devices("cpu")[0])'
@@ -42,17 +47,32 @@ class BackendRuns(SphinxDirective):
         )
 
 
+class NotRecorded(KeyError):
+    """A note names a value its run or record does not hold."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
 def recorded_value(run: dict, key: str, spec: str = ""):
-    """The value `run` recorded under `key`, formatted by `spec` ("len", "join" or a format)."""
+    """The value `run` recorded under `key`, formatted by `spec` ("len", "join", "and" to
+    join with "and", "on" for a flag's on or off, or a format)."""
     numbers = (
         json.loads((Path(run["path"]) / run["numbers"]).read_text()) if "numbers" in run else {}
     )
     observed = {claim_id: c.get("observed") or {} for claim_id, c in run["by_id"].items()}
     value = {**numbers, **observed, **{k: run[k] for k in ("device", "jax", "recorded")}}
     for part in key.split("/"):
+        if not isinstance(value, dict) or part not in value:
+            msg = f"the record of JAX {run['jax']} holds no {key!r} ({part!r} is missing)"
+            raise NotRecorded(msg)
         value = value[part]
     if spec == "len":
         return len(value)
+    if spec == "on":
+        return "on" if value else "off"
+    if spec == "and":
+        return " and ".join(map(str, value))
     return ", ".join(map(str, value)) if spec == "join" else format(value, spec)
 
 
@@ -82,10 +102,85 @@ class BackendNote(SphinxDirective):
             return []
         box = nodes.container(classes=["backend-note"])
         for run in runs:
-            sentence = with_recorded(text, run)
+            try:
+                sentence = with_recorded(text, run)
+            except NotRecorded as err:
+                return [self.state.document.reporter.warning(str(err), line=self.lineno)]
             if MATRIX_PAGE in self.env.found_docs:  # the page that lists the recorded runs
                 sentence = f"{sentence.rstrip('.')} (a {{doc}}`recorded run <{MATRIX_PAGE}>`)."
-            box += self.parse_text_to_nodes(sentence)
+            folder = Path(self.config.book_claims_matrix).parent
+            self.env.note_dependency(str(folder / f"jax-{run['jax']}.json"))
+            cause = release_or_backend(folder, self.arguments[0], run["jax"], baseline_jax())
+            box += self.parse_text_to_nodes(f"{sentence} {cause}")
+        return [box]
+
+
+def release_or_backend(folder: Path, claim_id: str, release: str, baseline: str) -> str:
+    """Whether a run's other release or its backend explains what it did: how the claims
+    matrix found the claim on the CPU under the run's release and under the book's."""
+    statuses = []
+    for version in (release, baseline):
+        path = folder / f"jax-{version}.json"
+        by_id = matrix_record(folder, version)["by_id"] if path.is_file() else {}
+        statuses.append(by_id.get(claim_id, {}).get("status"))
+    if None in statuses:
+        return f"The claims matrix has not measured JAX {release} on the CPU for this claim."
+    if statuses[0] == statuses[1]:
+        return f"On the CPU, JAX {release} agrees with JAX {baseline} here: the GPU differs."
+    return (
+        f"On the CPU too, JAX {release} ({statuses[0]}) differs here from JAX {baseline} "
+        f"({statuses[1]}): the release and the backend both differ."
+    )
+
+
+def matrix_record(folder: Path, release: str) -> dict:
+    """What the claims matrix recorded under JAX `release`, in the form of a recorded run."""
+    record = json.loads((folder / f"jax-{release}.json").read_text())
+    by_id = {c["id"]: c for c in record["claims"]}
+    return {"by_id": by_id, "jax": record["jax"], "recorded": record["recorded"], "device": ""}
+
+
+def release_note_problem(recorded: dict, claim_id: str, status: str | None) -> str | None:
+    """Why a release note's words would not describe `recorded`, or None when they do."""
+    verdict = recorded["by_id"].get(claim_id)
+    if verdict is None:
+        return f"the claims matrix holds no {claim_id!r} under JAX {recorded['jax']}"
+    if verdict["status"] != status:
+        return (
+            f"this release note on {claim_id!r} is written for a claim that was {status!r} "
+            f"under JAX {recorded['jax']}; the claims matrix recorded {verdict['status']!r}: "
+            "its words no longer describe the record"
+        )
+    return None
+
+
+class ReleaseNote(SphinxDirective):
+    """`{release-note} claim-id release`: the note's sentence filled from the claim's record
+    under that release; `:status:` is the recorded status the sentence is written for."""
+
+    required_arguments = 2
+    has_content = True
+    option_spec: ClassVar[dict] = {"status": directives.unchanged_required}
+
+    def run(self):
+        claim_id, release = self.arguments
+        folder = Path(self.config.book_claims_matrix).parent
+        self.env.note_dependency(str(folder / f"jax-{release}.json"))
+        if (folder / f"jax-{release}.json").is_file():
+            recorded = matrix_record(folder, release)
+        else:
+            recorded = {"by_id": {}, "jax": release}
+        problem = release_note_problem(recorded, claim_id, self.options.get("status"))
+        if problem:
+            return [self.state.document.reporter.warning(problem, line=self.lineno)]
+        box = nodes.container(classes=["release-note"])
+        try:
+            sentence = with_recorded(" ".join(self.content).strip(), recorded)
+        except NotRecorded as err:
+            return [self.state.document.reporter.warning(str(err), line=self.lineno)]
+        if MATRIX_PAGE in self.env.found_docs:
+            sentence = f"{sentence.rstrip('.')} ({{doc}}`claims matrix <{MATRIX_PAGE}>`)."
+        box += self.parse_text_to_nodes(sentence)
         return [box]
 
 

@@ -6,11 +6,14 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import ClassVar
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from book.backends import NotRecorded, matrix_record, with_recorded
 from chapter2.claims.backends import claim_of, recorded_runs, status_there
 from chapter2.claims.matrix import LEGEND, since_text
 from chapter2.claims.registry import VERDICT_MIME, Status
@@ -146,17 +149,30 @@ class ClaimsMatrix(NeedsEveryPage):
 
 
 class VersionNote(NeedsEveryPage):
-    """`{version-note} ids`: its words, the release its claims hold from, links to them."""
+    """`{version-note} ids`: its words, the release its claims hold from, links to them;
+    `:before:` what the release measured before that one did, filled from its record."""
 
     required_arguments = 1
     final_argument_whitespace = True
     has_content = True
+    option_spec: ClassVar[dict] = {"before": directives.unchanged}
 
     def run(self):
         self.note_page()
+        claim_ids = self.arguments[0].split()
+        node = note_release(claims=claim_ids, before=self.options.get("before"))
+        before = release_before(claim_ids, read_matrix(self.config.book_claims_matrix))
+        if before is not None and node["before"]:  # what that release did, in its words
+            folder = Path(self.config.book_claims_matrix).parent
+            self.env.note_dependency(str(folder / f"jax-{before}.json"))
+            try:
+                filled = with_recorded(node["before"], matrix_record(folder, before))
+            except NotRecorded as err:
+                return [self.state.document.reporter.warning(str(err), line=self.lineno)]
+            node += self.parse_text_to_nodes(filled)[0].children
         box = nodes.container(classes=["version-note"])
         box += self.parse_content_to_nodes()
-        box += note_release(claims=self.arguments[0].split())
+        box += node
         return [box]
 
 
@@ -210,6 +226,10 @@ def note_release_text(claim_ids: list[str], matrix: dict, home: dict) -> str:
                 when = "in none of the releases measured"
             elif entry["since"] == releases[0]:
                 when = f"in every release measured, {releases[0]} to {releases[-1]}"
+            elif entry["status"].get(releases[releases.index(entry["since"]) - 1]) == (
+                Status.CANNOT_CHECK
+            ):
+                when = f"from JAX {entry['since']}, the first release where it can be checked"
             else:
                 when = f"from JAX {entry['since']}"
             by_release.setdefault(when, []).append(claim_id)
@@ -228,15 +248,59 @@ def note_release_text(claim_ids: list[str], matrix: dict, home: dict) -> str:
     return text[:1].upper() + text[1:] + "."
 
 
+CHANGED = "version-notes-changed"  # the label of the part of notes on a change of release
+
+
+def release_before(claim_ids: list[str], matrix: dict) -> str | None:
+    """The newest release measured before the one a note's asserted claims all hold from,
+    or None when they hold in every release measured."""
+    releases = [r["jax"] for r in matrix["releases"]]
+    sinces = [
+        matrix["claims"][c]["since"]
+        for c in claim_ids
+        if c in matrix["claims"] and matrix["claims"][c]["kind"] == "asserted"
+    ]
+    if not sinces or None in sinces:
+        return None
+    first = max(releases.index(since) for since in sinces)
+    return releases[first - 1] if first > 0 else None
+
+
+def _note_problem(node: note_release, before: str | None) -> str | None:
+    """Why a note stands in the wrong part of the page, or lacks what an older release did."""
+    sections, parent = [], node.parent
+    while parent is not None:
+        sections += [parent] if isinstance(parent, nodes.section) else []
+        parent = parent.parent
+    in_changed = any(CHANGED in section["ids"] for section in sections)
+    if before is not None and not in_changed:
+        return f"a note on claims that changed after JAX {before} belongs under '{CHANGED}'"
+    if before is None and in_changed:
+        return f"a note on claims that hold in every release measured is not under '{CHANGED}'"
+    if before is not None and not node["before"]:
+        return f"a note on a change says what JAX {before} did instead (its :before: option)"
+    if before is None and node["before"]:
+        return "a note on claims that hold in every release measured has no :before:"
+    return None
+
+
 def _fill_note(app, docname: str, node: note_release, matrix: dict, home: dict) -> None:
     unknown = [c for c in node["claims"] if c not in home]
     if unknown:
         logger.warning("a version note names claims no page verified: %s", unknown, location=node)
         node.replace_self([])
         return
+    before = release_before(node["claims"], matrix)
+    problem = _note_problem(node, before)
+    if problem:
+        logger.warning(problem, location=node)
     paragraph = nodes.paragraph(classes=["version-note-release"])
     paragraph += nodes.strong(text="Measured: ")
-    paragraph += nodes.Text(note_release_text(node["claims"], matrix, home) + " Checked in ")
+    paragraph += nodes.Text(note_release_text(node["claims"], matrix, home))
+    if node.children:
+        paragraph += nodes.Text(f" Before: JAX {before} ")
+        paragraph += list(node.children)
+    paragraph += nodes.Text(" Checked in ")
     for i, claim_id in enumerate(node["claims"]):
         data = home[claim_id]
         if i:
