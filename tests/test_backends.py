@@ -14,14 +14,17 @@ RUNS = recorded_runs(ROOT / "data" / "backends")
 [H200] = [run for run in RUNS if run["device"] == "NVIDIA H200"]
 GPU = {"jax": "0.11.2", "jaxlib": "0.11.2", "platform": "gpu", "device": "NVIDIA H200"}
 # The eleven claims that drifted on the H200 as the book judged them then, by today's ids
-# (two of them are split or renamed since: elementwise-chain-one-fusion's YNN half is
-# matmul-sum-ynn-fusion, gram-cancellation-centring-fixes is ...-shrinks).
-# Claims split in two since the recording: both halves are judged.
+# (run.json renames gram-cancellation-centring-fixes to ...-shrinks, and fusion-boundaries
+# to softmax-kernel-boundary). Claims split in two since the recording: both halves are
+# judged (elementwise-chain-one-fusion's YNN half is matmul-sum-ynn-fusion).
 SPLIT_SINCE = {
     "elementwise-chain-one-fusion": ["elementwise-chain-one-fusion", "matmul-sum-ynn-fusion"],
-    "fusion-boundaries": ["optimization-barrier-splits-fusion", "softmax-kernel-boundary"],
+    "softmax-kernel-boundary": ["optimization-barrier-splits-fusion", "softmax-kernel-boundary"],
 }
 DRIFTED_THEN = json.loads((ROOT / "data/backends/h200-jax-0.11.2/claims-gpu.json").read_text())
+# Claims the book no longer makes: the case study's wrong result, which no machine of the book
+# reproduced, gave way to a bug that reproduces (jit-matches-eager-reported-program).
+REMOVED_SINCE = {"ynn-closure-constant-wrong-result"}
 
 
 def recorded_observation(claim_id: str) -> registry.Observation:
@@ -69,7 +72,11 @@ def test_a_gpu_expectation_can_fail():
 
 @pytest.mark.parametrize(
     "claim_id",
-    [c["id"] for c in DRIFTED_THEN["claims"] if c["status"] in ("drifted", "differs here")],
+    [
+        c["id"]
+        for c in DRIFTED_THEN["claims"]
+        if c["status"] in ("drifted", "differs here") and c["id"] not in REMOVED_SINCE
+    ],
 )
 def test_no_claim_that_drifted_on_the_h200_reads_drifted_now(claim_id):
     today = H200.get("renamed", {}).get(claim_id, claim_id)
@@ -88,9 +95,8 @@ def test_a_claim_recorded_with_another_form_of_its_check_has_no_status_there():
 
 
 def test_a_claim_the_run_did_not_record_has_no_status_there():
-    found = status_there(ALL["softmax-kernel-boundary"], H200)
+    found = status_there(ALL["tracing-context-recompiles"], H200)
     assert (found["status"], found["evidence"]) == (None, "not recorded on this backend")
-    assert found["why"].startswith("XLA's GPU compiler makes a softmax written by hand one")
 
 
 def test_a_claim_is_judged_again_from_its_verdicts_data_alone():

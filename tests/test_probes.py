@@ -2,7 +2,6 @@
 
 import json
 
-from chapter2.cases import ynn
 from chapter2.fresh import run_probe
 
 
@@ -16,25 +15,6 @@ def test_xla_dump_sets_the_flags_after_importing_jax_and_still_dumps(tmp_path):
     assert record["entry_after"].startswith("ENTRY")
     assert "kind=kLoop" in record["entry_after"]
     assert record["total_files"] >= len([f for f in files if not f.endswith("/")])
-
-
-def test_ynn_probe_default_settings():
-    record = json.loads(run_probe("ynn_probe", "64", "0", env={"XLA_FLAGS": ""}))
-    assert (record["n"], record["seed"]) == (64, 0)
-    assert record["uses_ynn"]
-    assert record["fusion_kinds"] == ["kCustom"]
-    assert record["dot_operands"] == ["constant", "parameter"]
-    assert record["argument_error"] <= ynn.TOLERANCE
-    assert record["verdict"] in {"reproduced", "not reproduced"}  # machine-dependent
-
-
-def test_ynn_probe_with_ynn_fusion_off():
-    record = json.loads(run_probe("ynn_probe", env=ynn.YNN_OFF))
-    assert record["xla_flags"] == ynn.YNN_OFF["XLA_FLAGS"]
-    assert not record["uses_ynn"]
-    assert "kCustom" not in record["fusion_kinds"]
-    assert record["closure_error"] <= ynn.TOLERANCE
-    assert record["verdict"] == "not reproduced"
 
 
 def test_persistent_cache_misses_then_hits_in_a_second_process(tmp_path):

@@ -1,8 +1,8 @@
-"""The case study of the page xla-compilation: probe, HLO readers, wording of both outcomes."""
+"""The case study of the page cpu-case-study: the reported program and the HLO readers."""
 
 import math
 
-import pytest
+import jax.numpy as jnp
 
 from chapter2.cases import ynn
 from chapter2.hlo import dot_operands
@@ -36,76 +36,48 @@ ENTRY %main.2 (x.1: f32[128,128]) -> f32[] {
 """
 
 
-def test_verdict_wrong_result_reproduced():
-    outcome = ynn.verdict(-3.5, -981.4677)
-    assert outcome.wrong
-    assert outcome.label == "reproduced"
-    assert outcome.error == pytest.approx(977.9677)
-    assert "The bug is present on this machine." in outcome.sentence
-    assert "-3.5000" in outcome.sentence
-    assert "-981.4677" in outcome.sentence
-    assert "did not show up" not in outcome.sentence
-
-
-def test_verdict_wrong_result_not_reproduced():
-    outcome = ynn.verdict(-981.4674, -981.4677)
-    assert not outcome.wrong
-    assert outcome.label == "not reproduced"
-    assert "The bug did not show up on this machine's CPU" in outcome.sentence
-    assert "inside the tolerance of 0.01" in outcome.sentence
-    assert "is present" not in outcome.sentence
-
-
-def test_verdict_tolerance_edge_and_nan():
-    assert not ynn.verdict(1.0 + ynn.TOLERANCE / 2, 1.0).wrong
-    assert ynn.verdict(1.0 + 2 * ynn.TOLERANCE, 1.0).wrong
-    assert ynn.verdict(math.nan, 1.0).wrong  # a NaN is a wrong result, not a pass
-    assert not ynn.verdict(1.5, 1.0, tolerance=1.0).wrong
-
-
-@pytest.mark.parametrize(
-    ("default_wrong", "off_wrong", "expected"),
-    [
-        (True, False, "makes the very same closure function correct"),
-        (False, False, "Both runs are correct on this machine"),
-        (True, True, "Even with YNN fusion turned off"),
-        (False, True, "Even with YNN fusion turned off"),
-    ],
-)
-def test_bisect_conclusion_covers_every_outcome(default_wrong, off_wrong, expected):
-    def outcome(wrong):
-        return ynn.verdict(0.0 if wrong else 1.0, 1.0)
-
-    assert expected in ynn.bisect_conclusion(outcome(default_wrong), outcome(off_wrong))
-
-
 def test_hlo_readers_on_a_known_text():
     body = ynn.ynn_fusion_body(HLO)
     assert body == CLOSURE_BODY
     assert dot_operands(body) == ("constant", "parameter")
+    assert ynn.uses_ynn(HLO)
     assert ynn.ynn_fusion_body(NO_YNN) is None
+    assert not ynn.uses_ynn(NO_YNN)
 
 
-def test_tolerance_grows_with_n():
-    assert ynn.tolerance() == ynn.tolerance(32) == ynn.TOLERANCE
-    assert ynn.tolerance(2 * ynn.N) == 4 * ynn.TOLERANCE
+def test_the_reported_input_ends_in_an_exact_square():
+    x = ynn.reported_input()
+    assert x.shape == (ynn.REPORTED_ROWS, 3)
+    assert float(ynn.squared_norms(x, jnp.eye(3))[-1]) == (ynn.REPORTED_ROWS - 1) ** 2
 
 
-def test_probe_on_this_machine():
-    result = ynn.probe()  # n = 128: one __ynn_fusion with the constant embedded
-    w, x = ynn.operands()
-    assert result.reference == pytest.approx(ynn.reference(w, x))
-    assert abs(result.argument - result.reference) <= ynn.TOLERANCE  # never affected
-    assert result.uses_ynn
-    assert result.fusion_kinds == ("kCustom",)
-    assert result.dot_operands == ("constant", "parameter")
-    assert set(result.as_dict()) >= {"closure", "argument", "reference", "uses_ynn"}
+def test_rows_that_differ_names_each_row():
+    assert ynn.rows_that_differ(jnp.array([1.0, 2.0, 3.0]), jnp.array([1.0, 0.0, 3.0])) == [1]
+    assert ynn.rows_that_differ(jnp.ones(4), jnp.ones(4)) == []
 
 
-def test_probe_small_n_keeps_the_constant_out_of_the_fusion():
-    result = ynn.probe(n=32, seed=1)  # below 64: the dot alone goes to YNN, the sum is a kLoop
-    assert result.uses_ynn
-    assert result.fusion_kinds[0] == "kCustom"
-    assert "kLoop" in result.fusion_kinds
-    assert result.dot_operands == ("parameter", "parameter")
-    assert abs(result.closure - result.reference) <= ynn.TOLERANCE
+def test_jit_against_eager_on_this_machine():
+    found = ynn.jit_against_eager(rows=4097)
+    assert found["rows where jit and eager differ"] == 0
+    assert found["first row that differs"] is None
+    assert found["last row, eager"] == found["last row, jit"] == 4096**2
+    assert found["jit's program is a __ynn_fusion"]
+    assert found["__ynn_fusion with YNNPACK fusion off"] is False
+
+
+def test_a_probe_is_wrong_beyond_its_tolerance_and_when_nan():
+    def probe(closure, n=128):
+        return ynn.Probe(n, closure, 1.0, ("kCustom",), ("constant", "parameter"))
+
+    assert not probe(1.0 + ynn.tolerance(128) / 2).wrong
+    assert probe(1.0 + 2 * ynn.tolerance(128)).wrong
+    assert probe(math.nan).wrong  # a NaN is a wrong result, not a pass
+    assert ynn.tolerance(256) == 4 * ynn.tolerance(128)
+
+
+def test_probe_from_64_on_embeds_the_constant_and_below_keeps_it_out():
+    big, small = ynn.probe(128), ynn.probe(32)
+    assert (big.fusion_kinds, big.dot_operands) == (("kCustom",), ("constant", "parameter"))
+    assert small.fusion_kinds[0] == "kCustom"
+    assert "kLoop" in small.fusion_kinds
+    assert small.dot_operands == ("parameter", "parameter")

@@ -28,6 +28,12 @@ def xla_options(**options):
     return breaker
 
 
+def compiler_options_ignored(mp):
+    """An XLA that ignores the options a compilation is given."""
+    real = jax.stages.Lowered.compile
+    mp.setattr(jax.stages.Lowered, "compile", lambda self, compiler_options=None, **kw: real(self))
+
+
 def barrier_that_does_nothing(mp):
     """An optimization_barrier that XLA fuses across, as the CPU compiler did before 0.11.2.
     JAX's caches are cleared before and after, so no trace made with the other one is used."""
