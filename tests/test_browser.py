@@ -317,6 +317,11 @@ CODE_SPECIMEN = """() => {
 
 
 ARTICLE = "document.querySelector('article').innerHTML"
+# The theme's rule for tab stops: a scrollable block is focusable, another is not. It applies
+# the rule on load, on resize and when nodes are added, not when a dropdown opens.
+TAB_STOPS_CURRENT = """() => [...document.querySelectorAll('pre, .cell_output > .output')].every(
+    el => el.tabIndex === (el.scrollWidth > el.clientWidth
+                           || el.scrollHeight > el.clientHeight ? 0 : -1))"""
 
 
 def serious_violations(page) -> list[str]:
@@ -325,6 +330,8 @@ def serious_violations(page) -> list[str]:
     from axe_playwright_python.sync_playwright import Axe
 
     page.evaluate(Axe().axe_script)
+    page.evaluate("window.dispatchEvent(new Event('resize'))")  # tab stops for what is open
+    page.wait_for_function(TAB_STOPS_CURRENT, polling=100, timeout=5_000)
     rest = "axe.run({rules: {'color-contrast': {enabled: false}}, resultTypes: ['violations']})"
     violations = page.evaluate(rest)["violations"]
     before = page.evaluate(ARTICLE)

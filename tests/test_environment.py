@@ -4,7 +4,7 @@ import tomllib
 import jax
 from conftest import ROOT
 
-from chapter2.environment import cpu_model, environment
+from chapter2.environment import cpu_model, environment, last_level_cache
 from chapter2.releases import baseline_jax, release_key
 
 
@@ -31,3 +31,13 @@ def test_releases_sort_by_number_not_by_text():
         "0.10.2",
         "0.12.0.1",
     ]
+
+
+def test_the_last_level_cache_is_the_highest_level_sysfs_lists(tmp_path):
+    for index, (level, size) in enumerate([(1, "48K"), (2, "2048K"), (3, "32768K"), (1, "32K")]):
+        folder = tmp_path / f"index{index}"
+        folder.mkdir()
+        (folder / "level").write_text(f"{level}\n")
+        (folder / "size").write_text(f"{size}\n")
+    assert last_level_cache(tmp_path) == 32 * 2**20
+    assert last_level_cache(tmp_path / "nothing-here") is None

@@ -97,6 +97,14 @@ def test_the_claims_matrix_links_every_claim_and_scrolls_inside(site):
     assert '<div class="claims-matrix-scroll' in page
 
 
+H200_CLAIMS = {
+    c["id"]: c
+    for c in json.loads((ROOT / "data/backends/h200-jax-0.11.2/claims-gpu.json").read_text())[
+        "claims"
+    ]
+}
+
+
 def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(site):
     """The matrix's H200 column comes from data/backends, judged by the claims as they are
     now; the GPU notes of 2.3, 2.4, 2.6, 2.8 and the zero-copy page each say in one sentence
@@ -119,16 +127,18 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
             r'<div class="backend-note[^"]*">(.*?)</div>', site[f"{name}.html"], re.S
         )
         assert notes, name
-        for note in notes:  # one plain sentence that names the run
-            said = " ".join(text_of(note).split())
+        for note in notes:  # a plain sentence that names the run, then whose difference it is
+            said, cause = " ".join(text_of(note).split()).split(" (a recorded run). ")
             assert said.startswith("On an NVIDIA H200 with JAX 0.11.2, "), said
             assert said.count(". ") == 0, said
-            assert said.endswith(" (a recorded run)."), said  # linked to the matrix
+            assert cause.startswith("On the CPU, JAX 0.11.2 agrees with JAX "), cause
             assert "{{" not in said, said
             assert "claim" not in said, said
     tf32 = " ".join(text_of(site["pairwise-distances.html"]).split())
     assert "whose float32 matrix products run in TF32 by default" in tf32
-    assert "v3's largest error on these points was 0.0013, and 2.1e-06 with" in tf32
+    # the shifted points' error, from the claim's record, not the unshifted points' timings
+    recorded = H200_CLAIMS["gram-cancellation-centring-fixes"]["observed"]["largest errors"]
+    assert f"v3's largest error on these points was {recorded['v3']:.2g}," in tf32
     assert "claims were also run on the NVIDIA H200 (GPU)" in text_of(site["overview.html"])
 
 
@@ -259,8 +269,10 @@ def article_words(page: str, dropdowns: bool = False, joined: bool = False) -> i
 # included): a page may read at most 1.5 times its section's length.
 SPECIFICATION_WORDS = {"xla-compilation": 2024, "memory-layout": 1375}
 # These ten pages read 29,615 words at f1f10b8, when a paragraph restated each fact for its
-# check; with each fact said once they read at least a tenth less. (A page added since is not
-# one of them: it has a budget of its own, or none.)
+# check, and 26,295 at 1d2d445 with each fact said once. They may read 28,000, room for the
+# contrasts that name the cause of a result of the configuration (YNNPACK off, a size past the
+# cache, an older release). (A page added since is not one of them: it has a budget of its
+# own, or none.)
 TEN_PAGES = [
     *("profiling", "jaxprs", "xla-compilation", "memory-layout", "recompilation", "fusion"),
     *("async-dispatch", "pairwise-distances", "cpu-case-study", "numpy-to-jax"),
@@ -272,8 +284,8 @@ def test_a_long_section_reads_at_most_half_again_the_specifications(site, page):
     assert article_words(site[f"{page}.html"], joined=True) <= 1.5 * SPECIFICATION_WORDS[page]
 
 
-def test_the_chapter_reads_a_tenth_shorter_than_when_facts_were_said_twice(site):
-    assert sum(article_words(site[f"{page}.html"]) for page in TEN_PAGES) <= 0.9 * 29_615
+def test_the_chapter_reads_at_most_28000_words(site):
+    assert sum(article_words(site[f"{page}.html"]) for page in TEN_PAGES) <= 28_000
 
 
 def test_the_helpers_page_shows_what_a_reader_calls_in_at_most_3000_words(site):

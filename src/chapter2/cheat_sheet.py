@@ -86,7 +86,11 @@ APIS = [
         "jax.stages.Lowered.compile jax.jit",
         "the same XLA options for one compilation, in a running process",
     ),
-    ("XLA_FLAGS=--xla_disable_hlo_passes=fusion", "", "turn the fusion pass off, to compare"),
+    (
+        "XLA_FLAGS=--xla_disable_hlo_passes=fusion",
+        "",
+        "turn XLA's fusion pass off, to compare (YNNPACK fusions stay: turn them off below)",
+    ),
     (
         "XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=",
         "",

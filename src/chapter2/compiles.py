@@ -1,4 +1,5 @@
-"""Counting real XLA compilations and collecting JAX's cache-miss explanations.
+"""Counting the compilations JAX starts (a "Compiling ..." log record each, a persistent-cache
+hit included) and collecting JAX's cache-miss explanations.
 
 Both read JAX's own log records, so they count what JAX did, not what a timing suggests.
 """

@@ -19,6 +19,20 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+SYSFS_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
+
+
+def last_level_cache(caches: Path = SYSFS_CACHES) -> int | None:
+    """The size in bytes of the CPU's last-level cache (from Linux's sysfs), or None."""
+    found = {}
+    for cache in caches.glob("index*"):
+        size = (cache / "size").read_text().strip() if (cache / "size").exists() else ""
+        if size[:-1].isdigit() and size[-1] in "KMG":
+            level = int((cache / "level").read_text())
+            found[level] = int(size[:-1]) * 1024 ** " KMG".index(size[-1])
+    return found[max(found)] if found else None
+
+
 def default_device() -> jax.Device:
     """The device JAX computes on by default: the one `jax_default_device` names when a page
     pinned it (the CPU, on a page about the CPU), else the machine's first."""
@@ -35,5 +49,6 @@ def environment() -> dict[str, str]:
         "backend": jax.default_backend(),
         "devices": ", ".join(str(d) for d in jax.devices()),
         "CPU": f"{cpu_model()} ({os.cpu_count()} cores)",
+        "last-level cache": f"{llc / 2**20:g} MiB" if (llc := last_level_cache()) else "unknown",
         "platform": platform.platform(terse=True),
     }

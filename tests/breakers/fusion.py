@@ -3,7 +3,12 @@
 import jax.numpy as jnp
 import numpy as np
 
-from breakers.shared import barrier_that_does_nothing, key_reuse_draws_afresh, xla_options
+from breakers.shared import (
+    barrier_that_does_nothing,
+    compiler_options_ignored,
+    key_reuse_draws_afresh,
+    xla_options,
+)
 
 
 def eager_results_on_the_host(mp):
@@ -18,4 +23,5 @@ BREAKERS = {
     "eager-intermediates-device-arrays": eager_results_on_the_host,
     "optimization-barrier-splits-fusion": barrier_that_does_nothing,
     "softmax-kernel-boundary": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
+    "softmax-kernels-without-ynn": compiler_options_ignored,
 }

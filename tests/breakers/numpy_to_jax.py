@@ -1,11 +1,10 @@
 """The claims of the page `numpy-to-jax` fail when JAX behaves otherwise."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from breakers.shared import REAL_DEVICE_PUT, column_major_format
-from chapter2.claims import Status
-from chapter2.claims.pages import numpy_to_jax as numpy_claims
 
 
 def keeps_fortran_order(mp):
@@ -44,27 +43,15 @@ def device_put_always_copies(mp):
     mp.setattr(jax, "device_put", lambda x, *a, **kw: REAL_DEVICE_PUT(np.array(x), *a, **kw))
 
 
-def every_buffer_shared(mp):
-    """A machine on which every buffer is shared, whatever its alignment (helper patch)."""
-    mp.setattr(numpy_claims, "shares_buffer", lambda x, a: True)
+def asarray_wraps_the_buffer(mp):
+    """A jnp.asarray that hands the NumPy array to device_put, as JAX did before 0.10."""
+    mp.setattr(jnp, "asarray", lambda a, *args, **kwargs: jax.device_put(a))
 
 
 BREAKERS = {
     "fortran-input-row-major": keeps_fortran_order,
     "auto-layout-cpu-row-major": auto_layout_column_major,
     "device-put-may-alias-false": device_put_honours_may_alias,
+    "device-put-zero-copy": device_put_always_copies,
+    "asarray-copies": asarray_wraps_the_buffer,
 }
-FORCED = [
-    (
-        "device-put-zero-copy",
-        device_put_always_copies,
-        Status.DIFFERS_HERE,
-        "aligned C shared: False",
-    ),
-    (
-        "device-put-zero-copy",
-        every_buffer_shared,
-        Status.DIFFERS_HERE,
-        "C 16 bytes off shared: True",
-    ),
-]

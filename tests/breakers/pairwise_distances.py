@@ -2,7 +2,12 @@
 
 import jax.numpy as jnp
 
-from breakers.shared import barrier_that_does_nothing, key_reuse_draws_afresh, xla_options
+from breakers.shared import (
+    barrier_that_does_nothing,
+    compiler_options_ignored,
+    config_option,
+    xla_options,
+)
 from chapter2.cases import distances as dist
 
 
@@ -18,8 +23,9 @@ def sqrt_with_a_safe_gradient(mp):
 
 
 BREAKERS = {
-    "same-key-prefix": key_reuse_draws_afresh("normal"),
+    "same-key-prefix": config_option("jax_threefry_partitionable", False),
     "vmap-and-broadcast-compile-alike": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
+    "v1-temporaries-without-ynn": compiler_options_ignored,
     "barrier-materializes-intermediate": barrier_that_does_nothing,
     "gram-one-dot-fewer-flops": xla_options(xla_disable_hlo_passes="transpose-folding"),
     "gram-epilogue-in-product-fusion": xla_options(xla_cpu_experimental_ynn_fusion_type=""),

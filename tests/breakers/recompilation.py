@@ -77,7 +77,13 @@ def cache_follows_the_setting(mp):
     mp.setattr(recompilation_claims, "run_probe", run_probe)
 
 
+def precision_outside_the_cache_key(mp):
+    """A jax.default_matmul_precision that changes nothing JAX traces with."""
+    mp.setattr(jax, "default_matmul_precision", lambda precision: contextlib.nullcontext())
+
+
 BREAKERS = {
+    "tracing-context-recompiles": precision_outside_the_cache_key,
     "static-argnums-decorator-factory": static_argnums_ignored,
     "x32-weak-type-cache-keys": config_option("jax_enable_x64", True),
     "lax-cond-one-compilation": cond_as_python_if,

@@ -122,9 +122,10 @@ def summary_table(timings: dict, found: dict, errors: dict) -> str:
     return head + "\n".join(rows)
 
 
-def evidence(fn, *args) -> Evidence:
-    """Compile `fn` for `args` and read its optimized HLO, cost and memory analysis."""
-    compiled = jax.jit(fn).lower(*args).compile()
+def evidence(fn, *args, compiler_options: dict | None = None) -> Evidence:
+    """Compile `fn` for `args` (with XLA `compiler_options`, if given) and read its optimized
+    HLO, cost and memory analysis."""
+    compiled = jax.jit(fn).lower(*args).compile(compiler_options)
     ops = opcodes(compiled.as_text())
     costs = cost_analysis(compiled)
     return Evidence(

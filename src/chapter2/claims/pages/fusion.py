@@ -6,7 +6,9 @@ import numpy as np
 from jax import lax
 
 from chapter2.cases.fusion import softmax_by_hand
-from chapter2.claims.registry import Observation, claim
+from chapter2.cases.ynn import YNN_OFF, uses_ynn
+from chapter2.claims.backends import YNN
+from chapter2.claims.registry import CannotCheck, Observation, claim
 from chapter2.compat import compile_with, cost_analysis
 from chapter2.hlo import compiled_text, count_fusions, kernels
 
@@ -128,5 +130,25 @@ def _softmax_boundary() -> Observation:
             in softmax,
             "the sum alone": ["reduce"] in softmax,
             "softmax kernels": softmax,
+        },
+    )
+
+
+@claim("softmax-kernels-without-ynn", only_on=YNN)
+def _softmax_without_ynn() -> Observation:
+    mat = jnp.ones((1000, 1000))
+    if not uses_ynn(compiled_text(softmax_by_hand, mat)):
+        msg = "this JAX compiles the softmax without a YNN fusion: there is none to turn off"
+        raise CannotCheck(msg)
+    off = compile_with(jax.jit(softmax_by_hand).lower(mat), YNN_OFF)
+    found = list(kernels(off.as_text()).values())
+    reductions = [ops for ops in found if {"reduce", "reduce-window"} & set(ops)]
+    return Observation(
+        expected={"a kernel holds a reduction and the exponential": False},
+        observed={
+            "a kernel holds a reduction and the exponential": any(
+                "exponential" in ops for ops in reductions
+            ),
+            "softmax kernels": found,
         },
     )

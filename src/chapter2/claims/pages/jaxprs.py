@@ -200,3 +200,23 @@ def _grad_dead_code() -> Observation:
             "the same with keep_unused=True": reduces(keep_unused=True),
         },
     )
+
+
+@claim("same-jaxpr-compiles-twice")
+def _same_jaxpr() -> Observation:
+
+    def sine(s):
+        return jnp.sin(s)
+
+    with CompileCounter("sine") as counter:
+        jax.jit(sine)(1.0)
+        jax.jit(sine)(jnp.float32(1.0))
+    jaxprs = [jax.make_jaxpr(sine)(1.0), jax.make_jaxpr(sine)(jnp.float32(1.0))]
+    return Observation(
+        expected={"jaxprs print alike": True, "compilations": 2},
+        observed={
+            "jaxprs print alike": str(jaxprs[0]) == str(jaxprs[1]),
+            "compilations": counter.count,
+            "weak types": [j.in_avals[0].weak_type for j in jaxprs],
+        },
+    )

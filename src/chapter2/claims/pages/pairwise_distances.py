@@ -4,8 +4,10 @@ import jax
 import jax.numpy as jnp
 
 from chapter2.cases import distances as dist
-from chapter2.claims.registry import Observation, claim
-from chapter2.hlo import compiled_text, kernels
+from chapter2.cases.ynn import YNN_OFF, uses_ynn
+from chapter2.claims.backends import YNN
+from chapter2.claims.registry import CannotCheck, Observation, claim
+from chapter2.hlo import compiled_text, fusion_kinds, kernels
 
 N, M, D = 1000, 1500, 64
 
@@ -20,12 +22,15 @@ def _same_key_prefix() -> Observation:
     key = jax.random.PRNGKey(0)
     X, Y = jax.random.normal(key, (N, D)), jax.random.normal(key, (M, D))
     return Observation(
-        expected={"X equals Y[:1000]": True},
-        observed={"X equals Y[:1000]": bool(jnp.array_equal(X, Y[:N]))},
+        expected={"X equals Y[:1000]": True, "jax_threefry_partitionable": True},
+        observed={
+            "X equals Y[:1000]": bool(jnp.array_equal(X, Y[:N])),
+            "jax_threefry_partitionable": jax.config.jax_threefry_partitionable,
+        },
     )
 
 
-@claim("vmap-and-broadcast-compile-alike", warning=True)
+@claim("vmap-and-broadcast-compile-alike")
 def _v0_v1() -> Observation:
     X, Y = _points()
     v0, v1 = dist.evidence(dist.distances_v0, X, Y), dist.evidence(dist.distances_v1, X, Y)
@@ -43,6 +48,24 @@ def _v0_v1() -> Observation:
             "same flops": v0.flops == v1.flops,
             "(N, M, d) arrays in v1's jaxpr at least 2": len(big) >= 2,
             "temp bytes of v1": v1.temp_bytes,
+            "v1's fusion kinds": fusion_kinds(compiled_text(dist.distances_v1, X, Y)),
+        },
+    )
+
+
+@claim("v1-temporaries-without-ynn", only_on=YNN)
+def _v1_without_ynn() -> Observation:
+    X, Y = _points()
+    if not uses_ynn(compiled_text(dist.distances_v1, X, Y)):
+        msg = "this JAX compiles v1 without a YNN fusion: there is none to turn off"
+        raise CannotCheck(msg)
+    off = dist.evidence(dist.distances_v1, X, Y, compiler_options=YNN_OFF)
+    return Observation(
+        expected={"more than one fusion": True, "temp bytes hold the (N, M, d) array": True},
+        observed={
+            "more than one fusion": off.fusions > 1,
+            "temp bytes hold the (N, M, d) array": off.temp_bytes >= N * M * D * 4,
+            "fusions, temp bytes": [off.fusions, off.temp_bytes],
         },
     )
 

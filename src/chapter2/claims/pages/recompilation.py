@@ -171,6 +171,29 @@ def _explain() -> Observation:
     )
 
 
+@claim("tracing-context-recompiles")
+def _tracing_context() -> Observation:
+
+    @jax.jit
+    def explain_me(v, w):
+        return v @ w
+
+    x = jnp.ones((4, 4))
+    with CompileCounter("explain_me") as counter, explained_cache_misses() as found:
+        explain_me(x, x)
+        with jax.default_matmul_precision("highest"):
+            explain_me(x, x)
+        explain_me(x, x)
+    mine = [m for m in found if "explain_me" in m]
+    return Observation(
+        expected={"compilations: default, highest, default again": 2, "names the option": True},
+        observed={
+            "compilations: default, highest, default again": counter.count,
+            "names the option": bool(mine) and "jax_default_matmul_precision" in mine[-1],
+        },
+    )
+
+
 @claim("persistent-cache-defaults")
 def _cache_defaults() -> Observation:
     names = [
