@@ -66,6 +66,10 @@ def test_claim_holds_on_this_jax(claim_id):
         }
     )
     assert verdict.status in allowed, verdict.evidence
+    said = verdict.observation.said  # what a reader's panel shows
+    assert said.endswith("."), f"{claim_id} says no plain sentence of what was run: {said!r}"
+    for machinery in (claim_id, "expected", "observation", "verdict", "{'", "['"):
+        assert machinery not in said.lower(), f"{claim_id} says {machinery!r}: {said}"
 
 
 def test_every_statement_is_read_from_its_page_as_a_sentence():

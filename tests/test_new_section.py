@@ -38,7 +38,12 @@ from chapter2.claims.registry import Observation, claim
 
 @claim("sum-of-ones")
 def _sum_of_ones() -> Observation:
-    return Observation(expected={"sum": 1000.0}, observed={"sum": float(jnp.ones(1000).sum())})
+    total = float(jnp.ones(1000).sum())
+    return Observation(
+        expected={"sum": 1000.0},
+        observed={"sum": total},
+        said=f"Summed jnp.ones(1000): {total:g}.",
+    )
 '''
 NEW_TESTS = '''"""The claims of the page `checked-sums` fail when JAX behaves otherwise."""
 

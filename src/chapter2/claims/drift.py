@@ -3,7 +3,7 @@ failing cell and changed output given to the claim that explains it, or to none.
 
 import re
 
-from chapter2.claims.registry import Observation, Status, claims_named
+from chapter2.claims.registry import Observation, Status, claims_named, counted
 
 
 def with_status(verdicts: list[dict], *statuses: Status) -> list[dict]:
@@ -141,11 +141,6 @@ def _said(label: str, text: str) -> list[str]:
     if "\n" not in text:
         return [f"- {label}: {text}"]
     return [f"- {label}:", "", *_fenced(text), ""]
-
-
-def counted(n: int, noun: str) -> str:
-    """`n` and its noun, singular or plural: 1 failing cell, 2 failing cells."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _short(value, limit: int = 70) -> str:

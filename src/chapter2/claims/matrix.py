@@ -53,8 +53,9 @@ LEGEND = (
     "; ".join(f"{s.symbol} {s.meaning}" for s in _SYMBOLS)
     + "; · not measured. For a fact of the machine (since: machine), ✓ means it behaved as "
     'described. "Since X": holds in X and every later release measured, not in the one before; '
-    '"X or earlier": holds in the oldest. A linked ✗ opens the page as that release built it.'
+    '"X or earlier": holds in the oldest.'
 )
+LINKED = "A linked ✗ opens the page as that release built it, in this site."
 
 
 def since_text(entry: dict, releases: list[str]) -> str:

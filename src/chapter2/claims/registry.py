@@ -50,10 +50,10 @@ class Status(StrEnum):
 SHOWN = {
     Status.HOLDS: ("✓", "checked on JAX {jax}", "holds"),
     Status.DRIFTED: ("✗", "not true on JAX {jax}", "found otherwise, or the check failed"),
-    Status.AS_SPECIFIED: ("✓", "seen on the machine that built this page (JAX {jax})", "seen"),
+    Status.AS_SPECIFIED: ("✓", "seen on this book's machine (JAX {jax})", "seen"),
     Status.DIFFERS_HERE: (
         "≠",
-        "not seen on the machine that built this page (JAX {jax})",
+        "not seen on this book's machine (JAX {jax})",
         "a fact of the machine that behaved otherwise",
     ),
     Status.CANNOT_CHECK: (
@@ -103,12 +103,19 @@ def _plain(values: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(values))
 
 
+def counted(n: int, noun: str) -> str:
+    """`n` and its noun, singular or plural: 1 failing cell, 2 failing cells."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 @dataclass(frozen=True)
 class Observation:
-    """Named values the book expects, and what this JAX produced (extra ones: context)."""
+    """Named values the book expects, and what this JAX produced (extra ones: context);
+    `said`: what was run and what JAX did, in a reader's words, from the same values."""
 
     expected: dict[str, Any]
     observed: dict[str, Any]
+    said: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "expected", _plain(self.expected))
@@ -280,6 +287,7 @@ class Verdict:
             "status": str(self.status),
             "expected": self.observation.expected if self.observation else None,
             "observed": self.observation.observed if self.observation else None,
+            "said": self.observation.said if self.observation else "",
             "evidence": self.evidence,
             "check_source": check_source(self.claim.check),
             **self.versions,

@@ -7,12 +7,19 @@ import jax.numpy as jnp
 
 from chapter2.cases.dispatch import SYNCHRONIZING
 from chapter2.claims.backends import CPU_BACKEND
-from chapter2.claims.registry import CannotCheck, Kind, Observation, claim
+from chapter2.claims.registry import CannotCheck, Kind, Observation, claim, counted
 from chapter2.compiles import CompileCounter
 
 
 def _heavy(m):
     return jnp.tanh(m @ m) @ m
+
+
+def _printed(text: str) -> str:
+    """What a printed array shows, in words: its values, or its shape only."""
+    if text.startswith(("Array([", "[")):
+        return "its values"
+    return "its shape only" if text.startswith("Array(shape=") else f"{text[:40]!r}"
 
 
 @claim("first-call-compiles", warning=True)
@@ -26,16 +33,21 @@ def _first_call() -> Observation:
     return Observation(
         expected={"compilations in the first call": 1, "in the second": 0},
         observed={"compilations in the first call": first.count, "in the second": second.count},
+        said=f"A jitted m @ m.T, called twice on a 200 × 200 array of ones: "
+        f"{counted(first.count, 'compilation')} in the first call, "
+        f"{counted(second.count, 'compilation')} in the second.",
     )
 
 
 @claim("cpu-async-dispatch-default", only_on=CPU_BACKEND)
 def _async_default() -> Observation:
+    value = jax.config.values.get("jax_cpu_enable_async_dispatch")
+    words = {True: "on", False: "off", None: "not an option of this JAX"}.get(value, repr(value))
     return Observation(
         expected={"jax_cpu_enable_async_dispatch": True},
-        observed={
-            "jax_cpu_enable_async_dispatch": jax.config.values.get("jax_cpu_enable_async_dispatch")
-        },
+        observed={"jax_cpu_enable_async_dispatch": value},
+        said="Read from jax.config in this process, where the book never sets it: "
+        f"jax_cpu_enable_async_dispatch is {words}.",
     )
 
 
@@ -50,6 +62,8 @@ def _not_ready() -> Observation:
     return Observation(
         expected={"ready right after dispatch": False},
         observed={"ready right after dispatch": ready},
+        said="tanh(m @ m) @ m on a 2000 × 2000 matrix of ones, warmed up, then called again: "
+        f"is_ready() right after the call returned {ready}.",
     )
 
 
@@ -66,6 +80,8 @@ def _needs_argument() -> Observation:
             "without an argument": "missing 1 required positional argument" in raised,
             "raised": raised,
         },
+        said="The cell above, run again: jax.block_until_ready() with no argument raised "
+        f"{raised}.",
     )
 
 
@@ -86,6 +102,11 @@ def _pytree() -> Observation:
             "step kept": out["step"],
             "ready before the call": before,
         },
+        said="jax.block_until_ready on a dict holding a result of tanh(m @ m) @ m for a "
+        "2000 × 2000 matrix, just dispatched, the first row of another in a list, and step 7: "
+        f"it returned {'the same dict' if out is pending else 'another object'}; "
+        f"{sum(before)} of its {len(arrays)} arrays were ready before the call, "
+        f"{sum(a.is_ready() for a in arrays)} after, and step was {out['step']}.",
     )
 
 
@@ -114,6 +135,10 @@ def _implicit() -> Observation:
             "computation ms": round(computation * 1e3, 1),
             "left afterwards ms": [round(s * 1e3, 2) for s in left.values()],
         },
+        said=f"The cell above, run again on a 2000 × 2000 matrix of ones, whose computation "
+        f"took {computation * 1e3:.1f} ms: afterwards block_until_ready still waited "
+        + "; ".join(f"{s * 1e3:.2f} ms after `{name}`" for name, s in left.items())
+        + ".",
     )
 
 
@@ -136,6 +161,9 @@ def _repr() -> Observation:
             "a small array prints values": below.startswith("Array([["),
             "ready after its repr": small.is_ready(),
         },
+        said=f"repr of a 512 × 512 float32 array (1 MiB) printed {exactly}; of a 511 × 512 one, "
+        f"{_printed(just_below)}; of a jitted 2 × 2 result, {_printed(below)}, and the result "
+        f"was {'' if small.is_ready() else 'not '}ready after it.",
     )
 
 
@@ -154,17 +182,24 @@ def _repr_no_wait() -> Observation:
     return Observation(
         expected={"ready after repr": False},
         observed={"ready after repr": ready, "repr": text},
+        said="As in the cell above, with a 2000 × 2000 matrix of ones: repr of the result just "
+        f"dispatched printed {text}, and the result was {'' if ready else 'not '}ready after it.",
     )
 
 
 @claim("format-fetches-values")
 def _format() -> Observation:
     big = jnp.ones((512, 512), jnp.float32)
+    observed = {
+        "repr shape only": repr(big).startswith("Array(shape="),
+        "str shape only": str(big).startswith("Array(shape="),
+        "f-string prints values": f"{big}".startswith("[[1. 1. 1."),
+    }
+    shown = {True: "its shape only", False: "more than its shape"}
     return Observation(
         expected={"f-string prints values": True},
-        observed={
-            "repr shape only": repr(big).startswith("Array(shape="),
-            "str shape only": str(big).startswith("Array(shape="),
-            "f-string prints values": f"{big}".startswith("[[1. 1. 1."),
-        },
+        observed=observed,
+        said=f"For a 512 × 512 float32 array of ones (1 MiB), repr printed "
+        f"{shown[observed['repr shape only']]}, str {shown[observed['str shape only']]}, and "
+        f"an f-string {_printed(f'{big}')}.",
     )

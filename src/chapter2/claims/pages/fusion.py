@@ -8,11 +8,26 @@ from jax import lax
 from chapter2.cases.fusion import softmax_by_hand
 from chapter2.cases.ynn import YNN_OFF, uses_ynn
 from chapter2.claims.backends import YNN
-from chapter2.claims.registry import CannotCheck, Observation, claim
+from chapter2.claims.registry import CannotCheck, Observation, claim, counted
 from chapter2.compat import compile_with, cost_analysis
 from chapter2.hlo import compiled_text, count_fusions, kernels
 
 N = 1000 * 1000
+
+
+def _listed(words) -> str:
+    """Words as a sentence lists them: "multiply and reduce", "a, b and c"."""
+    words = list(words)
+    return ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
+
+
+def _kernels(found: list[list[str]]) -> str:
+    """Kernels in words, each by what it computes: "3 kernels (reduce; divide; ...)"."""
+    return f"{counted(len(found), 'kernel')} (" + "; ".join(_listed(ops) for ops in found) + ")"
+
+
+def _alike(same: bool) -> str:
+    return "identical" if same else "different"
 
 
 @claim("same-key-identical-arrays")
@@ -21,12 +36,16 @@ def _same_key() -> Observation:
     kx, ky = jax.random.split(jax.random.key(0))
     same = jax.random.uniform(old, (100,)), jax.random.uniform(old, (100,))
     split = jax.random.uniform(kx, (100,)), jax.random.uniform(ky, (100,))
+    observed = {
+        "same key: identical": bool(jnp.array_equal(*same)),
+        "split keys: identical": bool(jnp.array_equal(*split)),
+    }
     return Observation(
         expected={"same key: identical": True, "split keys: identical": False},
-        observed={
-            "same key: identical": bool(jnp.array_equal(*same)),
-            "split keys: identical": bool(jnp.array_equal(*split)),
-        },
+        observed=observed,
+        said="Two draws of 100 uniform numbers with PRNGKey(0) came out "
+        f"{_alike(observed['same key: identical'])}; two with the subkeys of "
+        f"split(key(0)), {_alike(observed['split keys: identical'])}.",
     )
 
 
@@ -61,6 +80,10 @@ def _fused_against_unfused() -> Observation:
             "bytes accessed fused, unfused": traffic,
             "temp bytes fused, unfused": temp,
         },
+        said="exp(log(x) + y) on 1000 × 1000 float32 arrays, compiled again as in the table "
+        f"above, fused and unfused: {kernel_counts[0]} and {kernel_counts[1]} kernels, "
+        f"{traffic[0]:,.0f} and {traffic[1]:,.0f} bytes accessed, {temp[0]:,} and {temp[1]:,} "
+        "temporary bytes.",
     )
 
 
@@ -75,6 +98,10 @@ def _eager_intermediates() -> Observation:
             "is a NumPy array": isinstance(a, np.ndarray),
             "device": str(a.device),
         },
+        said="jnp.log of a 10 × 10 array of ones, run without jit, returned an array of type "
+        f"{type(a).__name__} on {a.device}: "
+        f"{'a' if isinstance(a, jax.Array) else 'not a'} jax.Array, "
+        f"{'a' if isinstance(a, np.ndarray) else 'not a'} NumPy array.",
     )
 
 
@@ -89,12 +116,13 @@ def _with_barrier(t):
 @claim("optimization-barrier-splits-fusion")
 def _barrier_splits() -> Observation:
     mat = jnp.ones((1000, 1000))
+    chain = count_fusions(compiled_text(_chain, mat))
+    barrier = count_fusions(compiled_text(_with_barrier, mat))
     return Observation(
         expected={"chain fusions": 1, "with the barrier": 2},
-        observed={
-            "chain fusions": count_fusions(compiled_text(_chain, mat)),
-            "with the barrier": count_fusions(compiled_text(_with_barrier, mat)),
-        },
+        observed={"chain fusions": chain, "with the barrier": barrier},
+        said="The two chains above, compiled again for a 1000 × 1000 matrix of ones: "
+        f"{counted(chain, 'fusion')} without the barrier, {counted(barrier, 'fusion')} with it.",
     )
 
 
@@ -131,6 +159,8 @@ def _softmax_boundary() -> Observation:
             "the sum alone": ["reduce"] in softmax,
             "softmax kernels": softmax,
         },
+        said="The softmax by hand above, compiled again for a 1000 × 1000 matrix of ones: "
+        f"{_kernels(softmax)}.",
     )
 
 
@@ -151,4 +181,8 @@ def _softmax_without_ynn() -> Observation:
             ),
             "softmax kernels": found,
         },
+        said="The softmax by hand, compiled again with YNNPACK fusion off as in the cell above, "
+        f"for a 1000 × 1000 matrix of ones: {_kernels(found)}; "
+        f"{sum('exponential' in ops for ops in reductions)} of the "
+        f"{counted(len(reductions), 'kernel')} with a reduction also hold the exponential.",
     )

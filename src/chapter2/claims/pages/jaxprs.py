@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from chapter2.claims.registry import Observation, claim
+from chapter2.claims.registry import Observation, claim, counted
 from chapter2.compat import constvars
 from chapter2.compiles import CompileCounter
 from chapter2.hlo import clean_hlo, compiled_text, has_op, lowered_text, stablehlo_ops
@@ -15,11 +15,24 @@ def _names(jaxpr) -> list[str]:
     return [eqn.primitive.name for eqn in jaxpr.eqns]
 
 
+def _listed(words) -> str:
+    """Words as a sentence lists them: "sin and mul", "sin, cos, mul and add", "none"."""
+    words = list(words)
+    if len(words) < 2:
+        return "".join(words) or "none"
+    return ", ".join(words[:-1]) + f" and {words[-1]}"
+
+
+def _is(yes: bool) -> str:
+    return "is" if yes else "is not"
+
+
 @claim("literal-printed-with-type")
 def _literal_printed_with_type() -> Observation:
     jaxpr = jax.make_jaxpr(lambda x, y: jnp.sin(x) + jnp.cos(y) * 2.0)(jnp.ones(10), jnp.ones(10))
     text = jaxpr.pretty_print(use_color=False)  # str() adds ANSI colours inside Jupyter
     mul = next(eqn for eqn in jaxpr.eqns if eqn.primitive.name == "mul")
+    mul_line = next(line.strip() for line in text.splitlines() if " mul " in line)
     return Observation(
         expected={
             "equations": ["sin", "cos", "mul", "add"],
@@ -30,8 +43,11 @@ def _literal_printed_with_type() -> Observation:
             "equations": _names(jaxpr),
             "2.0 is a": type(mul.invars[1]).__name__,
             "printed": "2.0:f32[]" in text,
-            "mul line": next(line.strip() for line in text.splitlines() if " mul " in line),
+            "mul line": mul_line,
         },
+        said="The example above, traced again with arrays of ones: equations "
+        f"{_listed(_names(jaxpr))}; the 2.0 is a {type(mul.invars[1]).__name__}, and the "
+        f"mul line reads {mul_line}.",
     )
 
 
@@ -54,6 +70,12 @@ def _closed_jaxpr_merged() -> Observation:
             ".jaxpr is the object itself": closed.jaxpr is closed,
             ".consts and .eqns on the object": [len(closed.consts), _names(closed)],
         },
+        said="make_jaxpr of w @ v, with w a captured 2 × 2 matrix, returned a "
+        f"{type(closed).__name__}; jax.extend.core.ClosedJaxpr "
+        f"{_is(jex.core.ClosedJaxpr is jex.core.Jaxpr)} the same class as Jaxpr, its .jaxpr "
+        f"{_is(closed.jaxpr is closed)} the object itself, which holds "
+        f"{counted(len(closed.consts), 'constant')} and the equations "
+        f"{_listed(_names(closed))}.",
     )
 
 
@@ -62,13 +84,19 @@ def _closure_constvar_literal() -> Observation:
     w = jnp.arange(9.0).reshape(3, 3)
     jaxpr = jax.make_jaxpr(lambda v: jnp.dot(w, v) + jnp.pi)(jnp.ones(3))
     add = next(eqn for eqn in jaxpr.eqns if eqn.primitive.name == "add")
+    observed = {
+        "constvars": [v.aval.str_short(short_dtypes=True) for v in constvars(jaxpr)],
+        "jnp.pi is a": type(add.invars[1]).__name__,
+        "printed as": "3.1415927410125732:f32[]" in jaxpr.pretty_print(use_color=False),
+    }
     return Observation(
         expected={"constvars": ["f32[3,3]"], "jnp.pi is a": "Literal", "printed as": True},
-        observed={
-            "constvars": [v.aval.str_short(short_dtypes=True) for v in constvars(jaxpr)],
-            "jnp.pi is a": type(add.invars[1]).__name__,
-            "printed as": "3.1415927410125732:f32[]" in jaxpr.pretty_print(use_color=False),
-        },
+        observed=observed,
+        said="The cell above, traced again: "
+        f"{counted(len(observed['constvars']), 'constvar')}, {_listed(observed['constvars'])}; "
+        f"jnp.pi is a {observed['jnp.pi is a']}, "
+        f"{'printed' if observed['printed as'] else 'not printed'} as "
+        "3.1415927410125732:f32[].",
     )
 
 
@@ -81,13 +109,17 @@ def _nested_jit_primitive() -> Observation:
 
     jaxpr = jax.make_jaxpr(lambda v: inner(v).sum())(jnp.ones(3))
     top = jaxpr.eqns[0]
+    sub = _names(top.params["jaxpr"]) if "jaxpr" in top.params else None
     return Observation(
         expected={"primitive": "jit", "params name": "inner", "sub-jaxpr": ["sin", "mul"]},
         observed={
             "primitive": top.primitive.name,
             "params name": top.params.get("name"),
-            "sub-jaxpr": _names(top.params["jaxpr"]) if "jaxpr" in top.params else None,
+            "sub-jaxpr": sub,
         },
+        said="make_jaxpr of a jitted inner(v) = sin(v) * 2.0, called inside a sum: the first "
+        f"equation is {top.primitive.name}, with name {top.params.get('name')} and "
+        + (f"a sub-jaxpr of {_listed(sub)}." if sub is not None else "no params['jaxpr']."),
     )
 
 
@@ -104,6 +136,10 @@ def _library_custom_jvp() -> Observation:
             "max inside": counts["max"] >= 1,
             "top level": _names(jaxpr),
         },
+        said="The outer function above, traced again: at the top level "
+        f"{_listed(_names(jaxpr))}; counted at every level, "
+        f"{counts['jit']} jit, {counts['custom_jvp_call']} custom_jvp_call and "
+        f"{counted(counts['max'], 'max equation')}.",
     )
 
 
@@ -138,6 +174,9 @@ def _python_if_on_tracer() -> Observation:
             "compilations with a traced flag": traced.count,
             "compilations for static flags 0.7, 0.7, 0.3, 0.3": compiled.count,
         },
+        said="A jitted sin-or-cos with if flag > 0.5, called with a traced flag of 0.7: raised "
+        f"{raised}, after {counted(traced.count, 'compilation')}. With the flag static, calls "
+        f"with 0.7, 0.7, 0.3 and 0.3 made {counted(compiled.count, 'compilation')}.",
     )
 
 
@@ -152,6 +191,8 @@ def _cond_int32_false_first() -> Observation:
     cond = jaxpr.eqns[names.index("cond")]
     before = jaxpr.eqns[names.index("cond") - 1]
     other = jax.make_jaxpr(f)(0.3, jnp.ones(3))
+    same = jaxpr.pretty_print(use_color=False) == other.pretty_print(use_color=False)
+    branches = [_names(b) for b in cond.params["branches"]]
     return Observation(
         expected={
             "same jaxpr for 0.7 and 0.3": True,
@@ -160,12 +201,17 @@ def _cond_int32_false_first() -> Observation:
             "branches (true=sin, false=cos)": [["cos"], ["sin"]],
         },
         observed={
-            "same jaxpr for 0.7 and 0.3": jaxpr.pretty_print(use_color=False)
-            == other.pretty_print(use_color=False),
+            "same jaxpr for 0.7 and 0.3": same,
             "before cond": [before.primitive.name, str(before.params.get("new_dtype"))],
             "cond indexed by it": cond.invars[0] is before.outvars[0],
-            "branches (true=sin, false=cos)": [_names(b) for b in cond.params["branches"]],
+            "branches (true=sin, false=cos)": branches,
         },
+        said="lax.cond(p > 0.5, sin, cos, x), traced as in the cells above for p = 0.7 and 0.3: "
+        f"{'the same jaxpr' if same else 'two different jaxprs'}. Before the cond, "
+        f"{before.primitive.name} to {before.params.get('new_dtype')}, whose result "
+        f"{_is(cond.invars[0] is before.outvars[0])} the cond's index; its branches, in order: "
+        + ", then ".join(_listed(names) for names in branches)
+        + ".",
     )
 
 
@@ -184,6 +230,16 @@ def _grad_dead_code() -> Observation:
             has_op(clean_hlo(compiled_text(grad_f, x, **jit_kwargs)), "reduce"),
         ]
 
+    plain, kept = reduces(), reduces(keep_unused=True)
+    where = ["the StableHLO", "the optimized HLO"]
+
+    def found(flags: list[bool]) -> str:
+        if all(flags):
+            return f"in both {_listed(where)}"
+        if any(flags):
+            return f"in {where[flags.index(True)]} only"
+        return f"in neither {' nor '.join(where)}"
+
     return Observation(
         expected={
             "sin, cos, reduce_sum in the jaxpr": [1, 1, 1],
@@ -196,9 +252,12 @@ def _grad_dead_code() -> Observation:
                 counts["cos"],
                 counts["reduce_sum"],
             ],
-            "reduce in the StableHLO, in the optimized HLO": reduces(),
-            "the same with keep_unused=True": reduces(keep_unused=True),
+            "reduce in the StableHLO, in the optimized HLO": plain,
+            "the same with keep_unused=True": kept,
         },
+        said="The cells above, run again: the jaxpr of jax.grad of sum(sin(x) ** 2) holds "
+        f"{counts['sin']} sin, {counts['cos']} cos and {counts['reduce_sum']} reduce_sum; "
+        f"a reduce is {found(plain)}, and with keep_unused=True {found(kept)}.",
     )
 
 
@@ -212,6 +271,8 @@ def _same_jaxpr() -> Observation:
         jax.jit(sine)(1.0)
         jax.jit(sine)(jnp.float32(1.0))
     jaxprs = [jax.make_jaxpr(sine)(1.0), jax.make_jaxpr(sine)(jnp.float32(1.0))]
+    calls = ["1.0", "jnp.float32(1.0)"]
+    weak = [c for c, j in zip(calls, jaxprs, strict=True) if j.in_avals[0].weak_type]
     return Observation(
         expected={"jaxprs print alike": True, "compilations": 2},
         observed={
@@ -219,4 +280,8 @@ def _same_jaxpr() -> Observation:
             "compilations": counter.count,
             "weak types": [j.in_avals[0].weak_type for j in jaxprs],
         },
+        said="The cell above, run again: the jaxprs of sine for 1.0 and jnp.float32(1.0) print "
+        f"{'alike' if str(jaxprs[0]) == str(jaxprs[1]) else 'differently'}, with a weakly "
+        f"typed input for {_listed(weak) if weak else 'neither'}, and jit compiled sine "
+        f"{counted(counter.count, 'time')}.",
     )

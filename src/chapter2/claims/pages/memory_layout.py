@@ -3,7 +3,7 @@
 import jax.numpy as jnp
 
 from chapter2.claims.backends import CPU_COMPILER_TEXT
-from chapter2.claims.registry import Observation, claim
+from chapter2.claims.registry import Observation, claim, counted
 from chapter2.compat import major_to_minor
 from chapter2.hlo import (
     clean_hlo,
@@ -22,18 +22,36 @@ def _optimized(fn, *args, **jit_kwargs) -> str:
     return clean_hlo(compiled_text(fn, *args, **jit_kwargs))
 
 
+def _listed(words) -> str:
+    """Words as a sentence lists them: "kLoop", "transpose and copy", "a, b and c"."""
+    words = list(words)
+    if len(words) < 2:
+        return "".join(words) or "nothing"
+    return ", ".join(words[:-1]) + f" and {words[-1]}"
+
+
+def _fusions(kinds: list[str]) -> str:
+    """Fusions in words: "1 fusion, of kind kLoop"."""
+    return counted(len(kinds), "fusion") + (f", of kind {_listed(kinds)}" if kinds else "")
+
+
+def _with(yes: bool) -> str:
+    return "with" if yes else "without"
+
+
 @claim("row-major-default")
 def _row_major_default() -> Observation:
     x = jnp.ones((6, 4), jnp.float32)
+    order = list(major_to_minor(x))
+    layout = entry_layout(compiled_text(lambda t: t * 2.0, x))
     return Observation(
         expected={
             "major_to_minor": [0, 1],
             "entry_computation_layout": "(f32[6,4]{1,0})->f32[6,4]{1,0}",
         },
-        observed={
-            "major_to_minor": list(major_to_minor(x)),
-            "entry_computation_layout": entry_layout(compiled_text(lambda t: t * 2.0, x)),
-        },
+        observed={"major_to_minor": order, "entry_computation_layout": layout},
+        said=f"For a 6 × 4 float32 array of ones: major_to_minor is {tuple(order)}, and the "
+        f"jitted t * 2.0 has the entry_computation_layout {layout}.",
     )
 
 
@@ -44,6 +62,7 @@ def _transpose_materialized() -> Observation:
     chained = _optimized(lambda t: t.T * 2 + 1, a)
     chained_body = opcodes(fused_body(chained))
     order = [op for op in chained_body if op in ("multiply", "add", "transpose")]
+    alone_body = opcodes(fused_body(alone))
     return Observation(
         expected={
             "a.T fusions": ["kLoop"],
@@ -54,11 +73,15 @@ def _transpose_materialized() -> Observation:
         },
         observed={
             "a.T fusions": fusion_kinds(alone),
-            "a.T fused body": opcodes(fused_body(alone)),
+            "a.T fused body": alone_body,
             "a.T * 2 + 1 fusions": fusion_kinds(chained),
             "order inside it": order,
             "it ends with": chained_body[-2:],
         },
+        said=f"For a 256 × 128 float32 matrix, a.T compiled to {_fusions(fusion_kinds(alone))}, "
+        f"whose body is {_listed(alone_body)}; a.T * 2 + 1 to {_fusions(fusion_kinds(chained))}, "
+        f"its body holding {_listed(order)} in that order and ending with "
+        f"{_listed(chained_body[-2:])}.",
     )
 
 
@@ -78,6 +101,7 @@ def _transpose_absorbed() -> Observation:
     b = jnp.ones((256, 64), jnp.float32)
     matmul = _optimized(lambda s, t: s.T @ t, a, b)
     double = _optimized(lambda t: t.T.T, a)
+    contracts_0 = "lhs_contracting_dims={0}" in matmul
     return Observation(
         expected={
             "a.T @ b has a transpose": False,
@@ -87,10 +111,14 @@ def _transpose_absorbed() -> Observation:
         },
         observed={
             "a.T @ b has a transpose": has_op(matmul, "transpose"),
-            "dot contracts lhs dimension 0": "lhs_contracting_dims={0}" in matmul,
+            "dot contracts lhs dimension 0": contracts_0,
             "a.T.T has a transpose": has_op(double, "transpose"),
             "a.T.T compiles to": root_opcode(double),
         },
+        said="For a 256 × 128 a and a 256 × 64 b, a.T @ b compiled "
+        f"{_with(has_op(matmul, 'transpose'))} a transpose instruction and "
+        f"{_with(contracts_0)} a dot that says lhs_contracting_dims={{0}}; a.T.T compiled "
+        f"{_with(has_op(double, 'transpose'))} a transpose, to a ROOT {root_opcode(double)}.",
     )
 
 
@@ -99,6 +127,7 @@ def _donation() -> Observation:
     a = jnp.ones((256, 128), jnp.float32)
     kept = compiled_text(lambda t: t.T.T, a)
     donated = compiled_text(lambda t: t.T.T, a, donate_argnums=0)
+    alias = input_output_alias(donated)
     return Observation(
         expected={
             "ROOT without donation": "copy",
@@ -108,6 +137,14 @@ def _donation() -> Observation:
         observed={
             "ROOT without donation": root_opcode(clean_hlo(kept)),
             "ROOT with donation": root_opcode(clean_hlo(donated)),
-            "input_output_alias with donation": input_output_alias(donated),
+            "input_output_alias with donation": alias,
         },
+        said=f"a.T.T of a 256 × 128 float32 matrix, compiled as in the cell above: the ROOT is a "
+        f"{root_opcode(clean_hlo(kept))} without donation and a "
+        f"{root_opcode(clean_hlo(donated))} with donate_argnums=0, "
+        + (
+            f"whose header says input_output_alias={{ {alias} }}."
+            if alias
+            else "whose header has no input_output_alias."
+        ),
     )

@@ -10,11 +10,26 @@ from chapter2.compat import auto_format, input_output_formats, major_to_minor
 from chapter2.layout import aligned_empty, misaligned_empty, misalignment, shares_buffer
 
 
+def _listed(items: list[str]) -> str:
+    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
+    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
+
+
 @claim("fortran-input-row-major")
 def _fortran_input() -> Observation:
     c = np.arange(12 * 7, dtype=np.float32).reshape(12, 7)
     f = np.asfortranarray(c)
     outs = {"jnp.asarray": jnp.asarray(f), "jax.device_put": jax.device_put(f)}
+    got = {
+        k: f"major_to_minor {tuple(major_to_minor(v))} and "
+        + ("the same values" if np.array_equal(np.asarray(v), c) else "changed values")
+        for k, v in outs.items()
+    }
+    results = (
+        f"both returned a jax.Array with {got['jnp.asarray']}"
+        if len(set(got.values())) == 1
+        else f"jnp.asarray returned {got['jnp.asarray']}, jax.device_put {got['jax.device_put']}"
+    )
     return Observation(
         expected={f"{k} major_to_minor, same values": [[0, 1], True] for k in outs},
         observed={
@@ -24,6 +39,8 @@ def _fortran_input() -> Observation:
             ]
             for k, v in outs.items()
         },
+        said=f"Put a 12 × 7 float32 array in Fortran order through jnp.asarray and "
+        f"jax.device_put: {results}.",
     )
 
 
@@ -32,12 +49,16 @@ def _auto_layout() -> Observation:
     auto = jax.jit(lambda a: a.T @ a, in_shardings=auto_format(), out_shardings=auto_format())
     compiled = auto.lower(jax.ShapeDtypeStruct((64, 64), jnp.float32)).compile()
     (chosen_in,), chosen_out = input_output_formats(compiled)
+    chosen = [tuple(major_to_minor(chosen_in)), tuple(major_to_minor(chosen_out))]
     return Observation(
         expected={"input layout": [0, 1], "output layout": [0, 1]},
         observed={
             "input layout": list(major_to_minor(chosen_in)),
             "output layout": list(major_to_minor(chosen_out)),
         },
+        said=f"Compiled a.T @ a for a 64 × 64 float32 input (the page used 256 × 256) with "
+        f"Format(Layout.AUTO) on both sides: XLA chose major_to_minor {chosen[0]} for the input "
+        f"and {chosen[1]} for the output.",
     )
 
 
@@ -52,12 +73,24 @@ def _zero_copy() -> Observation:
     arrays["aligned float64"] = wide
     for a in arrays.values():
         a[...] = 1.0
+    shared = {name: shares_buffer(jax.device_put(a), a) for name, a in arrays.items()}
+    pointers = [misalignment(a) for a in arrays.values()]
+    described = {
+        "aligned C": "the C-order float32 one on a 64-byte boundary",
+        "C 16 bytes off": f"the C-order one {pointers[1]} bytes past a 64-byte boundary",
+        "aligned Fortran": "the aligned Fortran-order one",
+        "aligned float64": "the aligned float64 one",
+    }
+    kept = _listed([described[name] for name in arrays if shared[name]]) or "no buffer"
+    copied = _listed([described[name] for name in arrays if not shared[name]]) or "none"
     return Observation(
         expected={f"{name} shared": name == "aligned C" for name in arrays},
         observed={
-            **{f"{name} shared": shares_buffer(jax.device_put(a), a) for name, a in arrays.items()},
-            "pointers mod 64": [misalignment(a) for a in arrays.values()],
+            **{f"{name} shared": shared[name] for name in arrays},
+            "pointers mod 64": pointers,
         },
+        said=f"Put four 256 × 256 arrays through jax.device_put: it shared the buffer of {kept}, "
+        f"and copied {copied}.",
     )
 
 
@@ -65,13 +98,20 @@ def _zero_copy() -> Observation:
 def _asarray_copies() -> Observation:
     aligned = aligned_empty((256, 256))
     aligned[...] = 1.0
+    shared = [
+        shares_buffer(convert(aligned), aligned)
+        for convert in (jnp.asarray, jnp.array, jax.device_put)
+    ]
+    did = ["shared its buffer" if s else "copied it" for s in shared]
     return Observation(
         expected={"jnp.asarray of aligned C shared": False, "jnp.array of aligned C shared": False},
         observed={
-            "jnp.asarray of aligned C shared": shares_buffer(jnp.asarray(aligned), aligned),
-            "jnp.array of aligned C shared": shares_buffer(jnp.array(aligned), aligned),
-            "device_put of aligned C shared": shares_buffer(jax.device_put(aligned), aligned),
+            "jnp.asarray of aligned C shared": shared[0],
+            "jnp.array of aligned C shared": shared[1],
+            "device_put of aligned C shared": shared[2],
         },
+        said=f"Given a 256 × 256 float32 C-order array on a 64-byte boundary, jnp.asarray "
+        f"{did[0]}, jnp.array {did[1]} and jax.device_put {did[2]}.",
     )
 
 
@@ -82,6 +122,7 @@ def _may_alias_false() -> Observation:
     put = jax.device_put(a, may_alias=False)
     copied = jnp.array(a)
     a[0, 0] = 7.0
+    aliased = shares_buffer(put, a)
     return Observation(
         expected={
             "may_alias=False shares the buffer": True,
@@ -89,8 +130,12 @@ def _may_alias_false() -> Observation:
             "jnp.array(a)[0, 0] after a[0, 0] = 7": 0.0,
         },
         observed={
-            "may_alias=False shares the buffer": shares_buffer(put, a),
+            "may_alias=False shares the buffer": aliased,
             "device_put(may_alias=False)[0, 0] after a[0, 0] = 7": float(put[0, 0]),
             "jnp.array(a)[0, 0] after a[0, 0] = 7": float(copied[0, 0]),
         },
+        said=f"Put an aligned 128 × 128 float32 array of zeros through jax.device_put(a, "
+        f"may_alias=False) and jnp.array, then set a[0, 0] = 7: the device_put result "
+        f"{'shared' if aliased else 'did not share'} a's buffer and read {float(put[0, 0]):g}, "
+        f"the jnp.array copy read {float(copied[0, 0]):g}.",
     )

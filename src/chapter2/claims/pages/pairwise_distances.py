@@ -6,10 +6,15 @@ import jax.numpy as jnp
 from chapter2.cases import distances as dist
 from chapter2.cases.ynn import YNN_OFF, uses_ynn
 from chapter2.claims.backends import YNN
-from chapter2.claims.registry import CannotCheck, Observation, claim
+from chapter2.claims.registry import CannotCheck, Observation, claim, counted
 from chapter2.hlo import compiled_text, fusion_kinds, kernels
 
 N, M, D = 1000, 1500, 64
+
+
+def _listed(items: list[str]) -> str:
+    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
+    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
 
 
 def _points(shift: float = 0.0):
@@ -21,12 +26,16 @@ def _points(shift: float = 0.0):
 def _same_key_prefix() -> Observation:
     key = jax.random.PRNGKey(0)
     X, Y = jax.random.normal(key, (N, D)), jax.random.normal(key, (M, D))
+    prefix = bool(jnp.array_equal(X, Y[:N]))
+    partitionable = jax.config.jax_threefry_partitionable
     return Observation(
         expected={"X equals Y[:1000]": True, "jax_threefry_partitionable": True},
         observed={
-            "X equals Y[:1000]": bool(jnp.array_equal(X, Y[:N])),
-            "jax_threefry_partitionable": jax.config.jax_threefry_partitionable,
+            "X equals Y[:1000]": prefix,
+            "jax_threefry_partitionable": partitionable,
         },
+        said=f"The cell above, run again: X {'equals' if prefix else 'differs from'} the first "
+        f"1000 rows of Y, with jax_threefry_partitionable {'on' if partitionable else 'off'}.",
     )
 
 
@@ -36,6 +45,12 @@ def _v0_v1() -> Observation:
     v0, v1 = dist.evidence(dist.distances_v0, X, Y), dist.evidence(dist.distances_v1, X, Y)
     jaxpr = jax.make_jaxpr(dist.distances_v1)(X, Y)
     big = [v for e in jaxpr.eqns for v in e.outvars if v.aval.shape == (N, M, D)]
+    same = v0.flops == v1.flops
+    fusions = (
+        f"{counted(v0.fusions, 'fusion')} each"
+        if v0.fusions == v1.fusions
+        else f"{counted(v0.fusions, 'fusion')} and {counted(v1.fusions, 'fusion')}"
+    )
     return Observation(
         expected={
             "fusions v0, v1": [1, 1],
@@ -45,11 +60,15 @@ def _v0_v1() -> Observation:
         },
         observed={
             "fusions v0, v1": [v0.fusions, v1.fusions],
-            "same flops": v0.flops == v1.flops,
+            "same flops": same,
             "(N, M, d) arrays in v1's jaxpr at least 2": len(big) >= 2,
             "temp bytes of v1": v1.temp_bytes,
             "v1's fusion kinds": fusion_kinds(compiled_text(dist.distances_v1, X, Y)),
         },
+        said=f"The cells above, run again: v0 and v1 compile to {fusions}, with "
+        f"{'the same' if same else 'different'} flops, and v1 to {v1.temp_bytes:,} bytes of "
+        f"temporaries, though its jaxpr holds {counted(len(big), 'array')} of shape "
+        f"(1000, 1500, 64).",
     )
 
 
@@ -67,6 +86,9 @@ def _v1_without_ynn() -> Observation:
             "temp bytes hold the (N, M, d) array": off.temp_bytes >= N * M * D * 4,
             "fusions, temp bytes": [off.fusions, off.temp_bytes],
         },
+        said=f"The cell above, run again for v1 with YNNPACK fusion off: "
+        f"{counted(off.fusions, 'fusion')} and {off.temp_bytes / 1e6:,.0f} MB of temporaries, "
+        f"where the (1000, 1500, 64) array takes {N * M * D * 4 / 1e6:,.0f} MB.",
     )
 
 
@@ -75,6 +97,7 @@ def _v1_forced() -> Observation:
     X, Y = _points()
     v1 = dist.evidence(dist.distances_v1, X, Y)
     forced = dist.evidence(dist.distances_v1_materialized, X, Y)
+    extra = forced.bytes_accessed - v1.bytes_accessed
     return Observation(
         expected={
             "temp bytes with the barrier": N * M * D * 4,
@@ -82,10 +105,12 @@ def _v1_forced() -> Observation:
         },
         observed={
             "temp bytes with the barrier": forced.temp_bytes,
-            "the barrier adds a write and a read of them": forced.bytes_accessed - v1.bytes_accessed
-            >= 2 * N * M * D * 4,
+            "the barrier adds a write and a read of them": extra >= 2 * N * M * D * 4,
             "bytes accessed v1, with the barrier": [v1.bytes_accessed, forced.bytes_accessed],
         },
+        said=f"The cell above, run again: v1 with the barrier has {forced.temp_bytes / 1e6:,.0f} "
+        f"MB of temporaries, and XLA estimates {extra / 1e6:,.0f} MB more traffic than without "
+        f"it; a write and a read of the (1000, 1500, 64) array are {2 * N * M * D * 4e-6:,.0f} MB.",
     )
 
 
@@ -101,6 +126,9 @@ def _v2() -> Observation:
             "fewer flops than v1": v2.flops < v1.flops,
             "flops v1, v2": [v1.flops, v2.flops],
         },
+        said=f"The cell above, run again: v2 compiles to {counted(v2.dots, 'dot')} and "
+        f"{counted(v2.transposes, 'transpose')}, and v1 needs {v1.flops / v2.flops:.2f} times "
+        f"v2's flops.",
     )
 
 
@@ -109,15 +137,20 @@ def _v2_one_fusion() -> Observation:
     hlo = compiled_text(dist.distances_v2, *_points())
     found = kernels(hlo)
     body = next(iter(found.values()), [])
+    ynn = '"kind":"__ynn_fusion"' in hlo
     return Observation(
         expected={"kernels": 1, "is a __ynn_fusion": True, "body holds all of them": True},
         observed={
             "kernels": len(found),
-            "is a __ynn_fusion": '"kind":"__ynn_fusion"' in hlo,
+            "is a __ynn_fusion": ynn,
             "body holds all of them": {"reduce", "dot", "subtract", "add", "maximum", "sqrt"}
             <= set(body),
             "body": body,
         },
+        said=f"Compiled v2 for the page's X and Y: {counted(len(found), 'kernel')}, "
+        f"{'which' if len(found) == 1 else 'the first of which'} computes "
+        f"{_listed(body) or 'nothing'}; the compiled HLO holds {'a' if ynn else 'no'} "
+        f"__ynn_fusion.",
     )
 
 
@@ -141,6 +174,11 @@ def _cancellation() -> Observation:
         for name in ("v1", "v2", "v3")
     }
     diagonal = {name: dist.largest_self_distance(dist.VERSIONS[name], X) for name in ("v2", "v3")}
+    said = (
+        f"The cell above, run again: v2's largest error is {errors['v2']:.1e}, v1's and v3's "
+        f"at most {max(errors['v1'], errors['v3']):.1e}, and the largest self-distance is "
+        f"{diagonal['v2']:.3g} with v2 and {diagonal['v3']:.3g} with v3."
+    )
     return Observation(
         expected={
             "v2 error above 1e-2": True,
@@ -154,6 +192,7 @@ def _cancellation() -> Observation:
             "largest errors": {k: float(f"{v:.3g}") for k, v in errors.items()},
             "largest self-distances": {k: float(f"{v:.3g}") for k, v in diagonal.items()},
         },
+        said=said,
     )
 
 
@@ -162,10 +201,15 @@ def _sqrt_gradient() -> Observation:
     X = jax.random.normal(jax.random.key(11), (40, 3))
     naive = jax.grad(lambda Z: jnp.sum(dist.distances_v1(Z, Z)))(X)
     safe = jax.grad(lambda Z: jnp.sum(dist.safe_distances(Z, Z)))(X)
+    nans, finite = int(jnp.isnan(naive).sum()), bool(jnp.isfinite(safe).all())
     return Observation(
         expected={"v1 gradient has nan": True, "safe gradient finite": True},
         observed={
             "v1 gradient has nan": bool(jnp.isnan(naive).any()),
-            "safe gradient finite": bool(jnp.isfinite(safe).all()),
+            "safe gradient finite": finite,
         },
+        said=f"Took jax.grad of the summed distances of 40 random 3-D points (key 11) to "
+        f"themselves: "
+        f"v1's gradient has {counted(nans, 'nan')} among its {naive.size} entries, "
+        f"the double-where version's is {'finite' if finite else 'not finite everywhere'}.",
     )

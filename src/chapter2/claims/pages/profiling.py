@@ -9,11 +9,16 @@ import jax
 import jax.numpy as jnp
 
 from chapter2.claims.backends import CPU_THREADS, YNN
-from chapter2.claims.registry import Observation, claim
+from chapter2.claims.registry import Observation, claim, counted
 from chapter2.environment import default_device
 from chapter2.hlo import compiled_text, entry_computation, instruction_names, kernels
 from chapter2.pprof import buffer_bytes, read_profile
 from chapter2.traces import generic_name, read_trace, trace_files
+
+
+def _listed(items: list[str]) -> str:
+    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
+    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
 
 
 @claim("typed-prng-keys")
@@ -24,6 +29,8 @@ def _typed_keys() -> Observation:
         added = "accepted"
     except TypeError:
         added = "TypeError"
+    old_type = f"{old.dtype}{list(old.shape)}".replace(" ", "")
+    shape = "a scalar" if new.shape == () else f"an array of shape {new.shape}"
     return Observation(
         expected={
             "PRNGKey(0)": "uint32[2]",
@@ -32,12 +39,15 @@ def _typed_keys() -> Observation:
             "key(0) + 1": "TypeError",
         },
         observed={
-            "PRNGKey(0)": f"{old.dtype}{list(old.shape)}".replace(" ", ""),
+            "PRNGKey(0)": old_type,
             "key(0) shape": list(new.shape),
             "key(0) has a key dtype": bool(jnp.issubdtype(new.dtype, jax.dtypes.prng_key)),
             "key(0) + 1": added,
             "key(0) dtype": str(new.dtype),
         },
+        said=f"The cells above, run again: PRNGKey(0) is a {old_type} array, key(0) is {shape} "
+        f"of dtype {new.dtype}, and key(0) + 1 "
+        f"{'raised TypeError' if added == 'TypeError' else 'was accepted'}.",
     )
 
 
@@ -49,6 +59,10 @@ def _profiled_step() -> Observation:
 
     x = jax.ShapeDtypeStruct((2000, 2000), jnp.float32)
     hlo = compiled_text(complex_computation, x, x)
+    found = kernels(hlo)
+    ynn = '"kind":"__ynn_fusion"' in hlo
+    folded = f"constant({1 / 2000**2:g})" in entry_computation(hlo)
+    listed = _listed([f"{name} ({', '.join(ops)})" for name, ops in found.items()])
     return Observation(
         expected={
             "kernels": {
@@ -59,10 +73,14 @@ def _profiled_step() -> Observation:
             "1/N is a constant of the step": True,
         },
         observed={
-            "kernels": kernels(hlo),
-            "is a __ynn_fusion": '"kind":"__ynn_fusion"' in hlo,
-            "1/N is a constant of the step": f"constant({1 / 2000**2:g})" in entry_computation(hlo),
+            "kernels": found,
+            "is a __ynn_fusion": ynn,
+            "1/N is a constant of the step": folded,
         },
+        said=f"Compiled complex_computation for two 2000 × 2000 float32 matrices: "
+        f"{counted(len(found), 'kernel')}, {listed or 'none'}; the HLO holds "
+        f"{'a' if ynn else 'no'} __ynn_fusion, and 1/N {'is' if folded else 'is not'} a "
+        f"constant of the step.",
     )
 
 
@@ -81,6 +99,14 @@ def _trace_files() -> Observation:
     with tempfile.TemporaryDirectory() as log_dir:
         _traced_step(log_dir, create_perfetto_trace=True)
         names = sorted(generic_name(f) for f in trace_files(log_dir))
+    folders = {name.rpartition("/")[0] for name in names}
+    written = (
+        f" in {folders.pop()}/: {_listed([name.rpartition('/')[2] for name in names])}"
+        if len(folders) == 1
+        else f": {_listed(names)}"
+        if names
+        else ""
+    )
     return Observation(
         expected={
             "files written": [
@@ -90,6 +116,8 @@ def _trace_files() -> Observation:
             ]
         },
         observed={"files written": names},
+        said=f"Traced one warmed-up call of a jitted sin(v).sum() over 1000 values, with "
+        f"create_perfetto_trace=True: it wrote {counted(len(names), 'file')}{written}.",
     )
 
 
@@ -104,12 +132,16 @@ def _tensorboard_separately() -> Observation:
     viewers = re.compile(r"^(tensorboard|xprof|tensorboard[-_]plugin[-_]profile)\b", re.I)
     required = [r for d in ("jax", "jaxlib") for r in _requirements(d) if viewers.match(r)]
     extras = [r for r in importlib.metadata.requires("jax") or [] if "extra ==" in r]
+    naming = sorted(r.split(";")[0] for r in extras if viewers.match(r))
     return Observation(
         expected={"viewers jax and jaxlib install": []},
         observed={
             "viewers jax and jaxlib install": required,
-            "extras of jax naming one": sorted(r.split(";")[0] for r in extras if viewers.match(r)),
+            "extras of jax naming one": naming,
         },
+        said=f"Read from the installed jax and jaxlib: their requirements name "
+        f"{_listed(required) or 'no TensorBoard or XProf package'}, and jax's optional extras "
+        f"name {_listed(naming) or 'none either'}.",
     )
 
 
@@ -121,6 +153,7 @@ def _trace_annotation() -> Observation:
     counts = trace.counts()
     calls = sum(n for name, n in counts.items() if name.startswith("PjitFunction("))
     instructions = set(counts) & instruction_names(hlo)
+    kernel_names = _listed(sorted(instructions)) or "no HLO instruction"
     return Observation(
         expected={
             "events of the annotation 'step'": 1,
@@ -133,6 +166,10 @@ def _trace_annotation() -> Observation:
             "kernel events named after HLO instructions": bool(instructions),
             "HLO instructions seen": sorted(instructions),
         },
+        said=f"Traced one warmed-up call of a jitted sin(v).sum() over 1000 values inside "
+        f'TraceAnnotation("step"): the trace holds {counted(counts["step"], "event")} named '
+        f"step, {counted(calls, 'host event')} of the jitted call, and kernel events named "
+        f"after {kernel_names}.",
     )
 
 
@@ -146,6 +183,9 @@ def _xla_threads() -> Observation:
     return Observation(
         expected={"threads of the kernels": ["tf_XLAExecute"]},
         observed={"threads of the kernels": threads},
+        said=f"In a trace of one call of a jitted sin(v).sum() over 1000 values, the "
+        f"{counted(len(kernels_run), 'kernel event')} ran on threads named "
+        f"{_listed(threads) or 'nothing'}.",
     )
 
 
@@ -157,6 +197,12 @@ def _named_scope() -> Observation:
             return jnp.sin(v) * 2
 
     lowered = jax.jit(f).lower(jnp.ones(8))
+    found = [
+        "my_scope" in lowered.compile().as_text(),
+        "my_scope" in lowered.as_text(),
+        "my_scope" in lowered.as_text(debug_info=True),
+    ]
+    seen = ["appears" if hit else "does not appear" for hit in found]
     return Observation(
         expected={
             "in the compiled HLO": True,
@@ -164,10 +210,13 @@ def _named_scope() -> Observation:
             "in lower().as_text(debug_info=True)": True,
         },
         observed={
-            "in the compiled HLO": "my_scope" in lowered.compile().as_text(),
-            "in lower().as_text()": "my_scope" in lowered.as_text(),
-            "in lower().as_text(debug_info=True)": "my_scope" in lowered.as_text(debug_info=True),
+            "in the compiled HLO": found[0],
+            "in lower().as_text()": found[1],
+            "in lower().as_text(debug_info=True)": found[2],
         },
+        said=f'Jitted jnp.sin(v) * 2 over 8 values inside jax.named_scope("my_scope"): the name '
+        f"{seen[0]} in the compiled HLO, {seen[1]} in lower().as_text() and {seen[2]} in "
+        f"lower().as_text(debug_info=True).",
     )
 
 
@@ -187,6 +236,8 @@ def _memory_profile() -> Observation:
     del big
     gzipped = written[:2] == b"\x1f\x8b"
     after = read_profile(written) if gzipped else []
+    added = buffer_bytes(after) - buffer_bytes(before)
+    named = any("_make_big" in a.stack for a in after)
     return Observation(
         expected={
             "file is gzip": True,
@@ -195,7 +246,10 @@ def _memory_profile() -> Observation:
         },
         observed={
             "file is gzip": gzipped,
-            "bytes added": buffer_bytes(after) - buffer_bytes(before),
-            "a sample names the function": any("_make_big" in a.stack for a in after),
+            "bytes added": added,
+            "a sample names the function": named,
         },
+        said=f"The cell above, run again: the saved profile {'is' if gzipped else 'is not'} "
+        f"gzip-compressed, the 4000 × 4000 array added {added:,} bytes of live buffers, and "
+        f"{'a sample' if named else 'no sample'} names the function that made it.",
     )

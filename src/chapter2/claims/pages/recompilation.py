@@ -9,9 +9,19 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from chapter2.claims.registry import Observation, claim
+from chapter2.claims.registry import Observation, claim, counted
 from chapter2.compiles import CompileCounter, explained_cache_misses
 from chapter2.fresh import run_probe
+
+
+def _listed(items: list[str]) -> str:
+    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
+    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
+
+
+def _times(n: int) -> str:
+    """How often, in words: never, once, twice, 3 times."""
+    return {0: "never", 1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
 @claim("static-argnums-decorator-factory")
@@ -29,6 +39,9 @@ def _static_argnums() -> Observation:
     return Observation(
         expected={"traced for": [3, 7], "compilations": 2},
         observed={"traced for": traced, "compilations": compiled.count},
+        said=f"Called with 3, 3, 7, 7, as in the cell above: traced {_times(len(traced))}"
+        f"{', for ' + _listed([str(t) for t in traced]) if traced else ''}, and compiled "
+        f"{_times(compiled.count)}.",
     )
 
 
@@ -64,6 +77,9 @@ def _global_change() -> Observation:
             "compilations": compiled.count,
             "a new function object": retraced,
         },
+        said=f"A jitted `v * scale` reading a global `scale`, called on 1.0 with scale = 2, "
+        f"then again after setting scale = 10, returned {before:g} and then {after:g}, compiling "
+        f"{_times(compiled.count)}; a new function object wrapping it returned {retraced:g}.",
     )
 
 
@@ -93,6 +109,10 @@ def _weak_types() -> Observation:
             "compilations in all": compiled.count,
             "signatures": compiled.signatures,
         },
+        said=f"The cell above, run again, with jax_enable_x64 "
+        f"{'on' if jax.config.jax_enable_x64 else 'off'}: "
+        f"{counted(after_float64, 'compilation')} after the float32 and the float64 array, "
+        f"{compiled.count} in all after the scalars 1, 1.0 and jnp.float32(1.0).",
     )
 
 
@@ -109,6 +129,10 @@ def _lax_cond() -> Observation:
         r7 = float(branch_in_graph(x, jnp.array(7)))
     v = np.asarray(x)
     own_branch = [bool(abs(r3 - np.sum(v + 1.0)) < 1e-4), bool(abs(r7 - np.sum(v * 2.0)) < 1e-4)]
+    got = [
+        wanted if own else f"{r:.4f}, not {wanted}"
+        for r, own, wanted in zip((r3, r7), own_branch, ("sum(x + 1)", "sum(x * 2)"), strict=True)
+    ]
     return Observation(
         expected={"compilations": 1, "3 and 7 each get their own branch's result": [True, True]},
         observed={
@@ -116,6 +140,8 @@ def _lax_cond() -> Observation:
             "3 and 7 each get their own branch's result": own_branch,
             "results for 3 and 7": [round(r3, 4), round(r7, 4)],
         },
+        said=f"The cell above, run again: {counted(compiled.count, 'compilation')} for the calls "
+        f"with 3 and 7, which returned {got[0]} and {got[1]}.",
     )
 
 
@@ -144,6 +170,9 @@ def _function_identity() -> Observation:
     return Observation(
         expected={"compilations: " + ", ".join(names): [3, 3, 1, 1]},
         observed={"compilations: " + ", ".join(names): counts},
+        said=f"The cell above, run again, 3 calls each: a new lambda compiled {_times(counts[0])}, "
+        f"a new partial {_times(counts[1])}, jax.jit(base) made anew {_times(counts[2])}, and "
+        f"a partial made before the loop {_times(counts[3])}.",
     )
 
 
@@ -162,12 +191,16 @@ def _explain() -> Observation:
         "at w, now f32[4,8] and before f32[4,4]",
         "at w, seen f32[4,4], but now given f32[4,8]",
     ]
+    named = bool(mine) and any(w in mine[-1] for w in wordings)
     return Observation(
         expected={"names w and both shapes": True},
         observed={
-            "names w and both shapes": bool(mine) and any(w in mine[-1] for w in wordings),
+            "names w and both shapes": named,
             "misses explained": len(mine),
         },
+        said=f"The cell above, run again: calls with w of shape 4 × 4, then 4 × 8, logged "
+        f"{counted(len(mine), 'explanation')} of a cache miss, the last "
+        f"{'naming w, f32[4,4] and f32[4,8]' if named else 'not naming w with both shapes'}.",
     )
 
 
@@ -185,12 +218,17 @@ def _tracing_context() -> Observation:
             explain_me(x, x)
         explain_me(x, x)
     mine = [m for m in found if "explain_me" in m]
+    option = bool(mine) and "jax_default_matmul_precision" in mine[-1]
     return Observation(
         expected={"compilations: default, highest, default again": 2, "names the option": True},
         observed={
             "compilations: default, highest, default again": counter.count,
-            "names the option": bool(mine) and "jax_default_matmul_precision" in mine[-1],
+            "names the option": option,
         },
+        said=f"Called explain_me on the same two 4 × 4 arrays with the default matmul precision, "
+        f'under "highest", then with the default again: compiled {_times(counter.count)}, and '
+        f"the last explained miss {'names' if option else 'does not name'} "
+        f"jax_default_matmul_precision.",
     )
 
 
@@ -201,9 +239,14 @@ def _cache_defaults() -> Observation:
         "jax_persistent_cache_min_compile_time_secs",
         "jax_persistent_cache_min_entry_size_bytes",
     ]
+    defaults = {name: getattr(jax.config, name) for name in names}
+    folder, seconds, size = defaults.values()
     return Observation(
         expected=dict(zip(names, [None, 1.0, 0], strict=True)),
-        observed={name: getattr(jax.config, name) for name in names},
+        observed=defaults,
+        said=f"This JAX's defaults: {'no cache folder' if folder is None else f'folder {folder}'}"
+        f", a minimum compile time of {seconds:g} s to be written, and a minimum entry size of "
+        f"{size} bytes.",
     )
 
 
@@ -216,13 +259,20 @@ def _persistent_cache() -> Observation:
     def said(record, words):
         return any(words in m for m in record["cache_messages"])
 
+    missed = said(first, "PERSISTENT COMPILATION CACHE MISS")
+    wrote = any(f.startswith("jit_model-") for f in first["files"])
+    hit = said(second, "Persistent compilation cache hit")
     return Observation(
         expected={"first process missed": True, "file written": True, "second process hit": True},
         observed={
-            "first process missed": said(first, "PERSISTENT COMPILATION CACHE MISS"),
-            "file written": any(f.startswith("jit_model-") for f in first["files"]),
-            "second process hit": said(second, "Persistent compilation cache hit"),
+            "first process missed": missed,
+            "file written": wrote,
+            "second process hit": hit,
         },
+        said=f"Two fresh processes, as in the cell above, compiled the 64 × 64 model with one "
+        f"cache folder: the first {'missed' if missed else 'logged no miss'} and "
+        f"{'wrote' if wrote else 'did not write'} a jit_model file, the second "
+        f"{'hit' if hit else 'logged no hit'}.",
     )
 
 
@@ -236,4 +286,7 @@ def _cache_folder_late() -> Observation:
             "second folder": ["after_reset"],
         },
         observed=found,
+        said=f"The cell above, run again in a fresh process: the first folder holds "
+        f"{_listed(found['first folder']) or 'nothing'}, the second "
+        f"{_listed(found['second folder']) or 'nothing'}.",
     )

@@ -4,25 +4,39 @@ import jax
 import jax.numpy as jnp
 
 from chapter2 import exercises, solutions
-from chapter2.claims.registry import Observation, claim
+from chapter2.claims.registry import Observation, claim, counted
 from chapter2.jaxprs import count_primitives
+
+
+def _listed(items: list[str]) -> str:
+    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
+    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
 
 
 @claim("exercise-target-histogram")
 def _target_histogram() -> Observation:
     counts = count_primitives(jax.make_jaxpr(solutions.target)(jnp.ones(4), True))
     names = ["cond", "custom_jvp_call", "sin", "jit"]
+    found = ", ".join(f"{counts[n]} {n}" for n in names[:-1]) + f" and {counts['jit']} jit"
     return Observation(
         expected={"cond, custom_jvp_call, sin, jit": [1, 1, 2, 2]},
         observed={"cond, custom_jvp_call, sin, jit": [counts[n] for n in names]},
+        said=f"The cell above, counted again through every sub-jaxpr of target(jnp.ones(4), "
+        f"True): {found}.",
     )
 
 
 @claim("exercise-compile-sequence")
 def _compile_sequence() -> Observation:
+    per_call = exercises.compile_sequence()
+    marks = "①②③④⑤⑥"
+    compiled = _listed([marks[i] for i, n in enumerate(per_call) if n]) or "none"
+    hit = _listed([marks[i] for i, n in enumerate(per_call) if not n]) or "none"
     return Observation(
         expected={"compilations per call": [1, 0, 1, 1, 0, 1]},
-        observed={"compilations per call": exercises.compile_sequence()},
+        observed={"compilations per call": per_call},
+        said=f"The exercise's six calls of g, run: {compiled} compiled, {hit} hit the cache, "
+        f"{counted(sum(per_call), 'compilation')} in all.",
     )
 
 
@@ -41,6 +55,7 @@ def _barrier_traffic() -> Observation:
     t = jax.random.normal(jax.random.key(7), (512, 512))
     h1 = solutions.fusion_report(exercises.h1, t)
     h2 = solutions.fusion_report(solutions.h2, t)
+    same = bool(jnp.array_equal(exercises.h1(t), solutions.h2(t)))
     return Observation(
         expected={
             "fusions without, with the barrier": [1, 2],
@@ -50,7 +65,11 @@ def _barrier_traffic() -> Observation:
         observed={
             "fusions without, with the barrier": [h1[0], h2[0]],
             "extra traffic covers it": h2[1] - h1[1] >= 2 * t.size * 4,
-            "same values": bool(jnp.array_equal(exercises.h1(t), solutions.h2(t))),
+            "same values": same,
             "bytes without, with": [h1[1], h2[1]],
         },
+        said=f"The cell above, run again: h1 compiles to {counted(h1[0], 'fusion')} and h2 to "
+        f"{h2[0]}, which accesses {h2[1] - h1[1]:,.0f} bytes more (a write and a read of the "
+        f"512 × 512 intermediate are {2 * t.size * 4:,}), with "
+        f"{'identical' if same else 'different'} values.",
     )

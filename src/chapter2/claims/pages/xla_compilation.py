@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from chapter2.claims.backends import CPU_COMPILER_TEXT, YNN
-from chapter2.claims.registry import Observation, claim
+from chapter2.claims.registry import Observation, claim, counted
 from chapter2.compat import cost_analysis
 from chapter2.fresh import run_probe
 from chapter2.hlo import (
@@ -26,8 +26,28 @@ from chapter2.hlo import (
 )
 
 
+def _listed(items: list[str]) -> str:
+    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
+    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
+
+
+def _holds(first: bool, second: bool, names: tuple[str, str] = ("sine", "reduce")) -> str:
+    """Which of two ops a program holds, in words: "holds a sine but no reduce"."""
+    a, b = names
+    if first and second:
+        return f"holds both {a} and {b}"
+    if first or second:
+        return f"holds {a if first else b} but no {b if first else a}"
+    return f"holds neither {a} nor {b}"
+
+
 def simple_computation(x, a, b):
     return a * jnp.sin(x) + b
+
+
+def _times_of(ratio: float, quantity: str) -> str:
+    """A measured ratio to a formula in words: "exactly 2n³" or "1.5 times 2n³"."""
+    return f"exactly {quantity}" if ratio == 1 else f"{ratio:g} times {quantity}"
 
 
 @claim("stablehlo-then-hlo", warning=True)
@@ -38,6 +58,7 @@ def _stablehlo_then_hlo() -> Observation:
     added = Counter(stablehlo_ops(low)) - Counter(
         {"sine": 1, "multiply": 1, "add": 1, "convert": 2}
     )
+    lowering_added = _listed([f"{n} {op}" for op, n in added.items()]) or "nothing"
     return Observation(
         expected={
             "lowered text starts": "module",
@@ -54,15 +75,23 @@ def _stablehlo_then_hlo() -> Observation:
             "compiled text starts": opt.split()[0],
             "StableHLO ops": stablehlo_ops(low),
         },
+        said=f"Traced a * sin(x) + b for an 8 × 8 x and the scalars 2.0 and 1.0: its jaxpr has "
+        f"{counted(len(eqns), 'equation')}; the lowered text starts with {low.split()[0]!r}, "
+        f"{'mentions' if 'HloModule' in low else 'never mentions'} HloModule and adds "
+        f"{lowering_added}, and the compiled text starts with {opt.split()[0]!r}.",
     )
 
 
 @claim("elementwise-chain-one-fusion")
 def _elementwise_fusion() -> Observation:
     chain = compiled_text(simple_computation, jnp.ones((100, 100)), 2.0, 1.0)
+    kinds = fusion_kinds(chain)
     return Observation(
         expected={"a * sin(x) + b fusions": ["kLoop"]},
-        observed={"a * sin(x) + b fusions": fusion_kinds(chain)},
+        observed={"a * sin(x) + b fusions": kinds},
+        said=f"Compiled a * sin(x) + b for a 100 × 100 x (the page used 1000 × 1000): "
+        f"{counted(len(kinds), 'fusion')}"
+        f"{', of kind ' + _listed(kinds) if kinds else ''}.",
     )
 
 
@@ -70,12 +99,17 @@ def _elementwise_fusion() -> Observation:
 def _matmul_sum_ynn() -> Observation:
     x = jnp.ones((100, 100))
     matmul_sum = compiled_text(lambda a, b: jnp.sum(a @ b), x, x)
+    kinds = fusion_kinds(matmul_sum)
+    ynn = '"kind":"__ynn_fusion"' in matmul_sum
     return Observation(
         expected={"sum(a @ b) fusions": ["kCustom"], "sum(a @ b) is a __ynn_fusion": True},
         observed={
-            "sum(a @ b) fusions": fusion_kinds(matmul_sum),
-            "sum(a @ b) is a __ynn_fusion": '"kind":"__ynn_fusion"' in matmul_sum,
+            "sum(a @ b) fusions": kinds,
+            "sum(a @ b) is a __ynn_fusion": ynn,
         },
+        said=f"Compiled jnp.sum(a @ b) for two 100 × 100 matrices: "
+        f"{counted(len(kinds), 'fusion')}{', of kind ' + _listed(kinds) if kinds else ''}, "
+        f"and the HLO {'tags' if ynn else 'tags none as'} a __ynn_fusion.",
     )
 
 
@@ -85,6 +119,7 @@ def _cost_analysis() -> Observation:
     compiled = jax.jit(simple_computation).lower(jnp.ones((1000, 1000)), 2.0, 1.0).compile()
     ca, ma = cost_analysis(compiled), compiled.memory_analysis()
     dot = jax.jit(jnp.matmul).lower(jnp.ones((64, 32)), jnp.ones((32, 16))).compile()
+    dot_flops = cost_analysis(dot)["flops"]
     return Observation(
         expected={
             "cost_analysis() returns": "dict",
@@ -100,8 +135,14 @@ def _cost_analysis() -> Observation:
                 ca["bytes accessed"],
             ],
             "output and temp bytes": [ma.output_size_in_bytes, ma.temp_size_in_bytes],
-            "dot flops": cost_analysis(dot)["flops"],
+            "dot flops": dot_flops,
         },
+        said=f"The cells above, run again: cost_analysis() returns a "
+        f"{type(compiled.cost_analysis()).__name__}, with {ca['flops']:,.0f} flops, "
+        f"{ca['transcendentals']:,.0f} transcendentals and {ca['bytes accessed']:,.0f} bytes "
+        f"accessed; memory_analysis() gives {ma.output_size_in_bytes:,} output and "
+        f"{ma.temp_size_in_bytes:,} temporary bytes; the 64 × 32 by 32 × 16 dot counts "
+        f"{dot_flops:,.0f} flops.",
     )
 
 
@@ -110,14 +151,17 @@ def _an_estimate() -> Observation:
     n = 100_000
     big = jax.ShapeDtypeStruct((n, n), jnp.float32)  # 40 GB, never allocated
     estimate = cost_analysis(jax.jit(jnp.matmul).lower(big, big).compile())
+    flops = round(estimate["flops"] / (2 * n**3), 6)
+    traffic = round(estimate["bytes accessed"] / (3 * 4 * n**2), 6)
     return Observation(
         expected={"flops / 2n³": 1.0, "bytes accessed / 3 arrays of 4n² bytes": 1.0},
         observed={
-            "flops / 2n³": round(estimate["flops"] / (2 * n**3), 6),
-            "bytes accessed / 3 arrays of 4n² bytes": round(
-                estimate["bytes accessed"] / (3 * 4 * n**2), 6
-            ),
+            "flops / 2n³": flops,
+            "bytes accessed / 3 arrays of 4n² bytes": traffic,
         },
+        said=f"The cell above, run again for n = 100,000, nothing allocated: the flops counted "
+        f"are {_times_of(flops, '2n³')} and the bytes accessed "
+        f"{_times_of(traffic, '3 × 4n² (three n × n float32 arrays)')}.",
     )
 
 
@@ -130,6 +174,8 @@ def _constant_folding() -> Observation:
     lowered = jax.jit(fold).lower(jnp.ones(4))
     low, opt = lowered.as_text(), clean_hlo(lowered.compile().as_text())
     scalars = re.findall(r"f32\[\] constant\(([-\d.e]+)\)", opt)
+    before = ["sine" in stablehlo_ops(low), "reduce" in low]
+    after = [has_op(opt, "sine"), has_op(opt, "reduce")]
     return Observation(
         expected={
             "sine, reduce in StableHLO": [True, True],
@@ -137,11 +183,13 @@ def _constant_folding() -> Observation:
             "6 among its constants": True,
         },
         observed={
-            "sine, reduce in StableHLO": ["sine" in stablehlo_ops(low), "reduce" in low],
-            "sine, reduce in the optimized HLO": [has_op(opt, "sine"), has_op(opt, "reduce")],
+            "sine, reduce in StableHLO": before,
+            "sine, reduce in the optimized HLO": after,
             "6 among its constants": "6" in scalars,
             "scalar constants": scalars,
         },
+        said=f"The cell above, run again: the StableHLO {_holds(*before)}, the optimized HLO "
+        f"{_holds(*after)}, and its scalar constants are {_listed(scalars) or 'none'}.",
     )
 
 
@@ -152,19 +200,24 @@ def _negative_zero() -> Observation:
     def f(x):
         return x * 1.0 + 0.0
 
+    root = root_opcode(clean_hlo(compiled_text(f, zero)))
+    negative = [
+        bool(np.signbit(jax.jit(f)(zero))[0]),
+        bool(np.signbit(f(zero))[0]),
+        bool(np.signbit(f(np.asarray(zero)))[0]),
+    ]
+    signed = ["-0.0" if n else "+0.0" for n in negative]
     return Observation(
         expected={
             "x*1.0+0.0 compiles to": "copy",
             "negative sign under jit, eagerly, in NumPy": [True, False, False],
         },
         observed={
-            "x*1.0+0.0 compiles to": root_opcode(clean_hlo(compiled_text(f, zero))),
-            "negative sign under jit, eagerly, in NumPy": [
-                bool(np.signbit(jax.jit(f)(zero))[0]),
-                bool(np.signbit(f(zero))[0]),
-                bool(np.signbit(f(np.asarray(zero)))[0]),
-            ],
+            "x*1.0+0.0 compiles to": root,
+            "negative sign under jit, eagerly, in NumPy": negative,
         },
+        said=f"For x = -0.0 in float32, jitted x * 1.0 + 0.0 compiles to a {root} of x and "
+        f"returns {signed[0]}; eagerly it returns {signed[1]}, and NumPy {signed[2]}.",
     )
 
 
@@ -180,6 +233,8 @@ def _cancellation() -> Observation:
     ints = jnp.ones((16, 16), jnp.int32)
     integers = clean_hlo(compiled_text(cancel, ints, ints))
     big = jax.jit(cancel)(jnp.float32(1e8), jnp.float32(1.0))
+    kept = [has_op(floats, "add"), has_op(floats, "subtract")]
+    roots = [root_opcode(integers), root_opcode(clean_hlo(fast.as_text()))]
     return Observation(
         expected={
             "float32 keeps add, subtract": [True, True],
@@ -187,13 +242,14 @@ def _cancellation() -> Observation:
             "(1e8 + 1) - 1e8": 0.0,
         },
         observed={
-            "float32 keeps add, subtract": [has_op(floats, "add"), has_op(floats, "subtract")],
-            "int32, float32 with fast math compile to": [
-                root_opcode(integers),
-                root_opcode(clean_hlo(fast.as_text())),
-            ],
+            "float32 keeps add, subtract": kept,
+            "int32, float32 with fast math compile to": roots,
             "(1e8 + 1) - 1e8": float(big),
         },
+        said=f"Compiled (x + y) - x for 16 × 16 arrays: in float32 the optimized HLO "
+        f"{_holds(*kept, names=('add', 'subtract'))}; in int32 it ends in a {roots[0]}, and in "
+        f"float32 with xla_cpu_enable_fast_math in a {roots[1]}. Jitted on float32 scalars, "
+        f"(1e8 + 1) - 1e8 gave {float(big):g}.",
     )
 
 
@@ -203,12 +259,15 @@ def _source_lines() -> Observation:
     sources = source_lines(lowered.compile().as_text())
     line = simple_computation.__code__.co_firstlineno + 1
     here = {op.rsplit("/", 1)[1] for op, file, at in sources.values() if at == line}
+    traced = _listed(sorted(here)) or "no operation"
     return Observation(
         expected={"sin, mul, add traced to their line": True},
         observed={
             "sin, mul, add traced to their line": {"sin", "mul", "add"} <= here,
             "op names on that line": sorted(here),
         },
+        said=f"Compiled a * sin(x) + b, written on one line, for 4 values: the optimized HLO's "
+        f"metadata leads {traced} back to that line.",
     )
 
 
@@ -239,6 +298,8 @@ def _xla_dump() -> Observation:
         one_compile = sorted(f.name.split(".", 1)[1] for f in Path(one).glob("*jit_exp_log*"))
     suffixes = {f.split("jit_simple_computation", 1)[1] for f in record["files"]}
     wanted = {".before_optimizations.txt", ".cpu_after_optimizations.txt"}
+    texts = _listed([w.split(".")[1] for w in sorted(wanted & suffixes)]) or "neither"
+    one_dumped = any(name.endswith("before_optimizations.txt") for name in one_compile)
     return Observation(
         expected={
             "files dumped when set late": 0,
@@ -252,8 +313,12 @@ def _xla_dump() -> Observation:
                 wanted <= suffixes
             ),
             "fusions before, after": [record["fusions_before"], record["fusions_after"]],
-            "one compile() with the options dumps its module": any(
-                name.endswith("before_optimizations.txt") for name in one_compile
-            ),
+            "one compile() with the options dumps its module": one_dumped,
         },
+        said=f"Set in this process after it had computed, XLA_FLAGS dumped "
+        f"{counted(dumped_late, 'file')}. A fresh process that set it after import jax, before "
+        f"computing, dumped {texts} for exp(log(x) + y), with "
+        f"{counted(record['fusions_before'], 'fusion')} before and {record['fusions_after']} "
+        f"after, and one compile() given the options {'dumped' if one_dumped else 'did not dump'} "
+        f"its module.",
     )
