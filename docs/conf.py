@@ -76,7 +76,8 @@ _drift_jax = json.loads(Path(book_drift_claims).read_text())["jax"] if book_drif
 if book_site_versions:
     html_theme_options |= {
         "switcher": {
-            "json_url": "../switcher.json",  # beside the folder of each release's build
+            # at the site's root, where the baseline is; a release's build is a folder below
+            "json_url": "../switcher.json" if _drift_jax else "switcher.json",
             "version_match": _drift_jax or importlib.metadata.version("jax"),
         },
         "check_switcher": False,  # the JSON exists only once the site is assembled

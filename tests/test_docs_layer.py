@@ -29,23 +29,40 @@ def test_escape_keeps_markup_characters_visible():
     assert verdicts.escape("plain words, dots.") == "plain words, dots."
 
 
-def test_a_verdict_is_a_compact_mark_whose_panel_says_what_the_check_found():
-    text = verdicts.verdict_markdown(VERDICT, boxed=False)
+SAID = "Wrote a trace of `f` to a folder: 1 file, <host>.xplane.pb, and 2 a*b."
+
+
+def test_a_verdict_is_a_compact_mark_whose_panel_says_in_words_what_was_run():
+    text = verdicts.verdict_markdown({**VERDICT, "said": SAID}, boxed=False)
     assert text.startswith(
-        "````{dropdown} ≠ not seen on the machine that built this page (JAX 0.12.0.1)\n"
+        "````{dropdown} ≠ not seen on this book's machine (JAX 0.12.0.1)\n"
         ":class-container: claim-mark claim-differs-here\n"
     )
-    assert r"- files written: \[\<host\>.xplane.pb\] (as expected)" in text
-    assert "- ready: no (the book describes yes)" in text
-    assert r"- a\*b: 2" + "\n" in text  # context: shown, not compared
-    assert "~~~python\n@claim('demo', 'x')\ndef _demo():\n    return 1\n~~~" in text
+    assert r"Wrote a trace of `f` to a folder: 1 file, \<host\>.xplane.pb, and 2 a\*b." in text
+    assert '<a href="checks.html#check-demo">How this is checked</a>' in text
+    for machinery in ("(as expected)", "the book describes", "@claim", "demo-page", "- ready"):
+        assert machinery not in text
+
+
+def test_a_panel_without_words_of_its_check_gives_its_values_in_words():
+    text = verdicts.panel(VERDICT)
+    assert text.startswith(r"files written: \[\<host\>.xplane.pb\]; ready: no; a\*b: 2.")
+    drifted = verdicts.panel({**VERDICT, "said": SAID, "status": "drifted"})
+    assert "2 a\\*b. The book says otherwise." in drifted
+
+
+def test_the_page_of_checks_lists_each_value_beside_what_the_book_expects():
+    found = verdicts.findings(VERDICT)
+    assert r"- files written: \[\<host\>.xplane.pb\] (as expected)" in found
+    assert "- ready: no (the book describes yes)" in found
+    assert r"- a\*b: 2" + "\n" in found  # context: shown, not compared
 
 
 def test_a_warning_on_its_own_page_is_a_box_with_the_same_panel():
     boxed = verdicts.verdict_markdown({**VERDICT, "status": "holds"}, boxed=True)
     assert boxed.startswith("`````{container} claim-verdict claim-holds\n")
     assert "**✓ checked on JAX 0.12.0.1**\n" in boxed
-    assert "````{dropdown} What the check found, and its code" in boxed
+    assert "````{dropdown} What was run" in boxed
     assert verdicts.panel({**VERDICT, "status": "holds"}) in boxed
 
 
@@ -236,11 +253,13 @@ def test_the_helpers_page_shows_or_links_every_engine_module_the_pages_and_check
     used = set()
     for page in (ROOT / "docs").glob("*.md"):
         used |= dependencies.page_dependencies(src, page.read_text())
-    pages = src / "chapter2" / "claims" / "pages"  # shown in the dropdown of each verdict
+    claims = src / "chapter2" / "claims"  # the build's own: the page of checks shows them
     engine = {
         path.relative_to(src).as_posix()
         for path in used
-        if path.name != "__init__.py" and path.parent != pages
+        if path.name != "__init__.py"
+        and not path.is_relative_to(claims)
+        and path.name != "cannot_check.py"
     }
     helpers = (ROOT / "docs" / "helpers.md").read_text()
     shown = set(re.findall(r"(?:literalinclude\} |download\}`[^<`]*<)\.\./src/([^\s>`]+)", helpers))
@@ -306,11 +325,11 @@ def test_a_backend_note_says_whether_the_release_or_the_backend_made_the_differe
     record("0.11.2", "holds")
     record("0.12.0.1", "holds")
     said = release_or_backend(tmp_path, "c", "0.11.2", "0.12.0.1")
-    assert said == "On the CPU, JAX 0.11.2 agrees with JAX 0.12.0.1 here: the GPU differs."
+    assert said == "on the CPU, JAX 0.11.2 agrees with JAX 0.12.0.1 here: the GPU differs"
     record("0.11.2", "drifted")
     said = release_or_backend(tmp_path, "c", "0.11.2", "0.12.0.1")
-    assert said.endswith("(holds): the release and the backend both differ.")
-    assert "has not measured" in release_or_backend(tmp_path, "other", "0.11.2", "0.12.0.1")
+    assert said.endswith("(holds): the release and the backend both differ")
+    assert "is not measured" in release_or_backend(tmp_path, "other", "0.11.2", "0.12.0.1")
 
 
 def test_a_version_note_on_a_change_says_what_the_release_before_did_and_stands_apart():
@@ -352,4 +371,8 @@ def test_a_note_says_from_which_release_its_claims_hold_and_where_they_cannot_be
     assert text(["changed"], matrix, {}) == "Holds from JAX 0.10.2."
     assert text(["new"], matrix, {}) == (
         "Holds from JAX 0.9.2, the first release where it can be checked."
+    )
+    assert text(["always", "changed", "new"], matrix, {}) == (
+        "Holds from JAX 0.10.2; in part from JAX 0.9.2, the first release where it can be "
+        "checked; in part in every release measured, 0.8.3 to 0.10.2."
     )

@@ -12,8 +12,7 @@ import json
 import os
 
 import pytest
-from book.backends import PIN_CPU
-from conftest import DOCS, NOTEBOOK_PAGES, ROOT
+from conftest import DOCS, NOTEBOOK_PAGES, PIN_CPU, ROOT
 from record_backend import page_script, run_script  # tools/ is on pytest's pythonpath
 
 from chapter2.claims import claims

@@ -19,33 +19,6 @@ from sphinx.util.docutils import SphinxDirective
 from chapter2.claims.backends import recorded_runs
 from chapter2.releases import baseline_jax
 
-# The line of a page's setup cell that runs it on the CPU whatever the default device.
-PIN_CPU = 'jax.config.update("jax_default_device", jax.devices("cpu")[0])'
-MATRIX_PAGE = "claims-matrix"
-ON_THE_CPU = "This page's code and checks run on the CPU, whatever the machine's default device."
-
-
-class BackendRuns(SphinxDirective):
-    """`{backend-runs}`: a sentence naming every backend the claims were recorded on."""
-
-    def run(self):
-        runs = recorded_runs(self.config.book_backends)
-        for path in Path(self.config.book_backends).glob("*/run.json"):
-            self.env.note_dependency(str(path))
-        if not runs:
-            return self.parse_text_to_nodes("The claims have been run on the CPU alone.")
-        named = "; ".join(
-            f"the {r['device']} ({r['platform'].upper()}) with JAX {r['jax']}, recorded "
-            f"{r['recorded']}"
-            for r in runs
-        )
-        return self.parse_text_to_nodes(
-            "Every build runs the book's pages on the machine that builds it; the pages about "
-            "the CPU choose its CPU explicitly. The book's claims were also run "
-            f"on {named}: {{doc}}`claims-matrix` shows the result, and a note beside a claim "
-            "says where that backend did otherwise."
-        )
-
 
 class NotRecorded(KeyError):
     """A note names a value its run or record does not hold."""
@@ -106,12 +79,10 @@ class BackendNote(SphinxDirective):
                 sentence = with_recorded(text, run)
             except NotRecorded as err:
                 return [self.state.document.reporter.warning(str(err), line=self.lineno)]
-            if MATRIX_PAGE in self.env.found_docs:  # the page that lists the recorded runs
-                sentence = f"{sentence.rstrip('.')} (a {{doc}}`recorded run <{MATRIX_PAGE}>`)."
             folder = Path(self.config.book_claims_matrix).parent
             self.env.note_dependency(str(folder / f"jax-{run['jax']}.json"))
             cause = release_or_backend(folder, self.arguments[0], run["jax"], baseline_jax())
-            box += self.parse_text_to_nodes(f"{sentence} {cause}")
+            box += self.parse_text_to_nodes(f"{sentence} (Recorded {run['recorded']}; {cause}.)")
         return [box]
 
 
@@ -124,12 +95,12 @@ def release_or_backend(folder: Path, claim_id: str, release: str, baseline: str)
         by_id = matrix_record(folder, version)["by_id"] if path.is_file() else {}
         statuses.append(by_id.get(claim_id, {}).get("status"))
     if None in statuses:
-        return f"The claims matrix has not measured JAX {release} on the CPU for this claim."
+        return f"JAX {release} is not measured on the CPU for this"
     if statuses[0] == statuses[1]:
-        return f"On the CPU, JAX {release} agrees with JAX {baseline} here: the GPU differs."
+        return f"on the CPU, JAX {release} agrees with JAX {baseline} here: the GPU differs"
     return (
-        f"On the CPU too, JAX {release} ({statuses[0]}) differs here from JAX {baseline} "
-        f"({statuses[1]}): the release and the backend both differ."
+        f"on the CPU too, JAX {release} ({statuses[0]}) differs here from JAX {baseline} "
+        f"({statuses[1]}): the release and the backend both differ"
     )
 
 
@@ -178,16 +149,5 @@ class ReleaseNote(SphinxDirective):
             sentence = with_recorded(" ".join(self.content).strip(), recorded)
         except NotRecorded as err:
             return [self.state.document.reporter.warning(str(err), line=self.lineno)]
-        if MATRIX_PAGE in self.env.found_docs:
-            sentence = f"{sentence.rstrip('.')} ({{doc}}`claims matrix <{MATRIX_PAGE}>`)."
         box += self.parse_text_to_nodes(sentence)
         return [box]
-
-
-def mark_runs_on_cpu(app, doctree) -> None:
-    """`doctree-read`: a page whose code pins the CPU says so in one line under its title."""
-    pinned = PIN_CPU in Path(app.env.doc2path(app.env.docname)).read_text()
-    section = doctree.next_node(nodes.section)
-    if pinned and section is not None:
-        line = nodes.paragraph(text=ON_THE_CPU, classes=["runs-on-cpu"])
-        section.insert(section.first_child_matching_class(nodes.title) + 1, line)

@@ -6,6 +6,7 @@ import importlib.metadata
 from pathlib import Path
 
 import nbformat
+from docutils import nodes
 
 from book.cache import opened
 
@@ -41,6 +42,12 @@ if _needs_install():
 def wheel_name() -> str:
     """The file name of the chapter2 wheel, for the installed version."""
     return f"chapter2-{importlib.metadata.version('chapter2')}-py3-none-any.whl"
+
+
+def wheel_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """`{book-wheel}`text``: a link to the chapter2 wheel the site publishes, titled `text`."""
+    link = nodes.reference(rawtext, text, refuri=f"{WHEELS}/{wheel_name()}", classes=["wheel"])
+    return [link], []
 
 
 def setup_cell(site: str) -> nbformat.NotebookNode:

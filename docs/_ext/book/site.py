@@ -1,4 +1,5 @@
-"""The book as each JAX release runs it: one site, one folder per release, a version switcher.
+"""The book as each JAX release runs it: one site, the baseline at its root and a folder per
+other release, with a version switcher.
 
 A drift build computes its report on its page `drift-report`, read last, and opens every page
 with a banner that links it; in the baseline that page sums up the committed reports.
@@ -9,6 +10,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from urllib.parse import urlparse
 
 from docutils import nodes
 from docutils.statemachine import StringList
@@ -16,15 +18,9 @@ from sphinx.util.docutils import SphinxDirective
 
 from book.failures import cell_failures
 from book.notebooks import executed_notebook
-from chapter2.claims.drift import (
-    anything_changed,
-    build_report,
-    cause_sentence,
-    counted,
-    to_markdown,
-)
+from chapter2.claims.drift import anything_changed, build_report, cause_sentence, to_markdown
 from chapter2.claims.outputs import compare_builds
-from chapter2.claims.registry import Status
+from chapter2.claims.registry import Status, counted
 from chapter2.releases import release_key
 
 REPORT_PAGE = "drift-report"
@@ -131,7 +127,7 @@ class DriftReport(SphinxDirective):
             lines += [f"{n}. {cause_sentence(c)}" for n, c in enumerate(report["causes"], 1)]
             lines += ["", f"{{download}}`The full report <{full}>`"]
             if report["jax"] in config.book_site_versions:  # the site holds that build
-                uri = f"../jax-{report['jax']}/{REPORT_PAGE}.html"
+                uri = f"jax-{report['jax']}/{REPORT_PAGE}.html"  # the baseline is the root
                 lines[-1] += f', and <a href="{uri}">in that build</a>'
             lines[-1] += "."
             lines.append("")
@@ -161,38 +157,29 @@ def _summary(report: dict) -> str:
     )
 
 
-def assemble(site: Path, builds: dict[str, Path], baseline: str) -> None:
-    """Each build (version: HTML folder) in `site`, with the switcher's JSON and an index."""
-    site.mkdir(parents=True, exist_ok=True)
-    for version, html in builds.items():
-        target = site / f"jax-{version}"
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(html, target)
+def assemble(site: Path, builds: dict[str, Path], baseline: str, root: str = "/") -> None:
+    """One site: the baseline's build at its root, each other release's in `jax-<version>/`,
+    and the switcher's JSON, its links starting at the site's path on its server (`root`)."""
+    if site.exists():
+        shutil.rmtree(site)
+    shutil.copytree(builds[baseline], site)
     others = sorted((v for v in builds if v != baseline), key=release_key, reverse=True)
+    for version in others:
+        shutil.copytree(builds[version], site / f"jax-{version}")
+    root = root if root.endswith("/") else f"{root}/"
     switcher = [
-        {
-            "name": f"JAX {baseline} (baseline)",
-            "version": baseline,
-            "url": f"../jax-{baseline}/",
-            "preferred": True,
-        },
-        *({"name": f"JAX {v}", "version": v, "url": f"../jax-{v}/"} for v in others),
+        {"name": f"JAX {baseline} (baseline)", "version": baseline, "url": root, "preferred": True},
+        *({"name": f"JAX {v}", "version": v, "url": f"{root}jax-{v}/"} for v in others),
     ]
     (site / "switcher.json").write_text(json.dumps(switcher, indent=2) + "\n")
-    start = f"jax-{baseline}/index.html"
-    (site / "index.html").write_text(
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="refresh" content="0; url={start}">'
-        f"<title>Optimizing JAX Code for Performance</title></head>"
-        f'<body><a href="{start}">The book, built with JAX {baseline}</a></body></html>\n'
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Arguments SITE BASELINE VERSION=HTML_FOLDER ...: what nox -s site assembles."""
+    """Arguments SITE BASELINE VERSION=HTML_FOLDER ...: what nox -s site assembles; the site's
+    address (BOOK_BASEURL) gives the path its switcher's links start at."""
     site, baseline, *pairs = sys.argv[1:] if argv is None else argv
     builds = {v: Path(p) for v, p in (pair.split("=", 1) for pair in pairs)}
     if baseline not in builds:
         sys.exit(f"no build of the baseline JAX {baseline}")
-    assemble(Path(site), builds, baseline)
+    assemble(Path(site), builds, baseline, urlparse(os.environ.get("BOOK_BASEURL", "")).path)
     return 0

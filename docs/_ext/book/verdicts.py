@@ -15,7 +15,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from book.backends import NotRecorded, matrix_record, with_recorded
 from chapter2.claims.backends import claim_of, recorded_runs, status_there
-from chapter2.claims.matrix import LEGEND, since_text
+from chapter2.claims.matrix import LEGEND, LINKED, since_text
 from chapter2.claims.registry import VERDICT_MIME, Status
 
 logger = logging.getLogger(__name__)
@@ -45,7 +45,8 @@ def words(value) -> str:
 
 
 def findings(data: dict) -> str:
-    """What the check found, a value per line, each with what the book expects of it."""
+    """What the check found, a value per line, each with what the book expects of it (for the
+    maintainers' page of checks; a reader's panel says it in words)."""
     if data["observed"] is None:
         return escape(data["evidence"]) + "\n"
     described = "the book describes" if data["kind"] == "observed" else "the book expects"
@@ -61,13 +62,27 @@ def findings(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def evidence_words(data: dict) -> str:
+    """What was run and what JAX did, as the check says it in words; where it could not run,
+    why; where it says nothing, its values in words."""
+    if data["observed"] is None:
+        return data["evidence"]
+    if data.get("said"):
+        return data["said"]
+    return "; ".join(f"{k}: {words(v)}" for k, v in data["observed"].items()) + "."
+
+
+CHECKS_PAGE = "checks"  # the maintainers' page of every check, its values and its code
+
+
 def panel(data: dict) -> str:
-    """The body of a verdict's panel: the findings, then the check's code."""
-    return (
-        f"On JAX {data['jax']} (jaxlib {data.get('jaxlib', data['jax'])}), claim "
-        f"`{data['id']}`:\n\n{findings(data)}\n"
-        f"The check:\n\n~~~python\n{data['check_source'].rstrip()}\n~~~\n"
-    )
+    """The body of a verdict's panel: what was run and what JAX did, in words, and a link to
+    how it is checked, on the page of checks."""
+    said = escape(evidence_words(data)).replace("\\`", "`")  # code quoted in words stays code
+    if Status(data["status"]) is Status.DRIFTED:
+        said += " The book says otherwise."
+    link = f'<a href="{CHECKS_PAGE}.html#check-{data["id"]}">How this is checked</a>'
+    return f"{said}\n\n{link}\n"
 
 
 def mark_title(data: dict) -> str:
@@ -89,7 +104,7 @@ def verdict_markdown(data: dict, boxed: bool) -> str:
     return (
         f"`````{{container}} claim-verdict {classes}\n"
         f"**{mark_title(data)}**\n\n"
-        f"````{{dropdown}} What the check found, and its code\n"
+        f"````{{dropdown}} What was run\n"
         f":class-container: claim-check\n\n{panel(data)}````\n`````\n"
     )
 
@@ -127,6 +142,10 @@ class claims_matrix(nodes.General, nodes.Element):
     """Placeholder for the claim x release table, filled when the page is written."""
 
 
+class claim_checks(nodes.General, nodes.Element):
+    """Placeholder for every claim's check, values and code, filled when the page is written."""
+
+
 class note_release(nodes.General, nodes.Element):
     """Placeholder for a version note's measured release and links, filled when written."""
 
@@ -146,6 +165,14 @@ class ClaimsMatrix(NeedsEveryPage):
     def run(self):
         self.note_page()
         return [claims_matrix()]
+
+
+class ClaimChecks(NeedsEveryPage):
+    """`{claim-checks}`: each claim, what this build's check found and the check's code."""
+
+    def run(self):
+        self.note_page()
+        return [claim_checks()]
 
 
 class VersionNote(NeedsEveryPage):
@@ -193,11 +220,12 @@ def home_verdicts(env) -> dict[str, dict]:
     return home
 
 
-def _link(app, docname: str, data: dict, text: str) -> nodes.reference:
-    """A link from `docname` to the claim's place on its page, titled with its statement."""
+def _link(app, docname: str, data: dict, text: str, titled: bool = True) -> nodes.reference:
+    """A link from `docname` to the claim's place on its page (titled with its statement)."""
     target, anchor = app.env.get_domain("std").anonlabels.get(data["label"], (data["section"], ""))
     uri = app.builder.get_relative_uri(docname, target) + (f"#{anchor}" if anchor else "")
-    return nodes.reference("", text, refuri=uri, reftitle=data["statement"])
+    title = {"reftitle": data["statement"]} if titled else {}
+    return nodes.reference("", text, refuri=uri, **title)
 
 
 def _section_number(env, page: str) -> str:
@@ -207,43 +235,35 @@ def _section_number(env, page: str) -> str:
     return ".".join(map(str, number)) or title.split(":")[0]
 
 
-def _words(claim_id: str) -> str:
-    return claim_id.replace("-", " ")
+def _holds_from(entry: dict, releases: list[str]) -> str:
+    """Since when a claim holds, in words, as a note and the matrix say it."""
+    if entry["since"] is None:
+        return "in none of the releases measured"
+    if entry["since"] == releases[0]:
+        return f"in every release measured, {releases[0]} to {releases[-1]}"
+    before = releases[releases.index(entry["since"]) - 1]
+    if entry["status"].get(before) == Status.CANNOT_CHECK:
+        return f"from JAX {entry['since']}, the first release where it can be checked"
+    return f"from JAX {entry['since']}"
 
 
 def note_release_text(claim_ids: list[str], matrix: dict, home: dict) -> str:
-    """Since which release a note's asserted claims hold; what this machine did for the rest."""
+    """Since which release a note's asserted claims hold (the newest of them first, the rest
+    in part); what this machine did for the others."""
     releases = [r["jax"] for r in matrix["releases"]]
     entries = {c: matrix["claims"].get(c) for c in claim_ids}
-    asserted = {c: e for c, e in entries.items() if e is not None and e["kind"] == "asserted"}
+    asserted = [e for e in entries.values() if e is not None and e["kind"] == "asserted"]
     said = []
     if any(e is None for e in entries.values()):
         said.append("not yet measured under older releases")
     elif asserted:
-        by_release: dict[str, list[str]] = {}
-        for claim_id, entry in asserted.items():
-            if entry["since"] is None:
-                when = "in none of the releases measured"
-            elif entry["since"] == releases[0]:
-                when = f"in every release measured, {releases[0]} to {releases[-1]}"
-            elif entry["status"].get(releases[releases.index(entry["since"]) - 1]) == (
-                Status.CANNOT_CHECK
-            ):
-                when = f"from JAX {entry['since']}, the first release where it can be checked"
-            else:
-                when = f"from JAX {entry['since']}"
-            by_release.setdefault(when, []).append(claim_id)
-        if len(by_release) == 1:
-            said.append(f"holds {next(iter(by_release))}")
-        else:
-            said += [
-                f"{', '.join(_words(c) for c in ids)}: holds {when}"
-                for when, ids in by_release.items()
-            ]
-    for claim_id in claim_ids:
-        data = home.get(claim_id)
-        if data is not None and data["kind"] == "observed":
-            said.append(f"{_words(claim_id)}: {Status(data['status']).words(data['jax'])}")
+        order = {None: len(releases), **{r: i for i, r in enumerate(releases)}}
+        newest_first = sorted(asserted, key=lambda e: -order[e["since"]])
+        whens = [_holds_from(e, releases) for e in newest_first]
+        said.append(f"holds {whens[0]}")
+        said += [f"in part {when}" for when in dict.fromkeys(whens[1:]) if when != whens[0]]
+    observed = [home[c] for c in claim_ids if c in home and home[c]["kind"] == "observed"]
+    said += [f"on this machine: {Status(d['status']).words(d['jax'])}" for d in observed]
     text = "; ".join(said)
     return text[:1].upper() + text[1:] + "."
 
@@ -300,13 +320,14 @@ def _fill_note(app, docname: str, node: note_release, matrix: dict, home: dict) 
     if node.children:
         paragraph += nodes.Text(f" Before: JAX {before} ")
         paragraph += list(node.children)
-    paragraph += nodes.Text(" Checked in ")
-    for i, claim_id in enumerate(node["claims"]):
-        data = home[claim_id]
+    paragraph += nodes.Text(" Shown in ")
+    sections = {}  # a link per section, to the first of its claims the note names
+    for claim_id in node["claims"]:
+        sections.setdefault(_section_number(app.env, home[claim_id]["section"]), home[claim_id])
+    for i, (number, data) in enumerate(sections.items()):
         if i:
-            paragraph += nodes.Text(", ")
-        said = f"{_section_number(app.env, data['section'])}: {_words(claim_id)}"
-        paragraph += _link(app, docname, data, said)
+            paragraph += nodes.Text(" and " if i == len(sections) - 1 else ", ")
+        paragraph += _link(app, docname, data, number, titled=False)
     paragraph += nodes.Text(".")
     node.replace_self(paragraph)
 
@@ -335,9 +356,8 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.containe
     group += [nodes.colspec(colwidth=w) for w in (24, 10, *[3] * (len(heads) - 2))]
     group += nodes.thead("", _row([[nodes.paragraph(text=h)] for h in heads], []))
     env = app.env
-    numbers = {page: env.toc_secnumbers.get(page, {}).get("", ()) for page in env.all_docs}
     rows = []
-    for data in sorted(home.values(), key=lambda d: numbers.get(d["section"]) or (999,)):
+    for data in _in_reading_order(env, home):
         entry = matrix["claims"].get(data["id"], {"kind": data["kind"], "since": None})
         number = _section_number(env, data["section"])
         claim = nodes.paragraph("", f"{number}: ", _link(app, docname, data, data["id"]))
@@ -348,7 +368,7 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.containe
         for release, status in zip([*shown, this], statuses, strict=True):
             symbol = _symbol(status)
             if status == Status.DRIFTED and release in built:  # the page as that release ran it
-                uri = f"../jax-{release}/{data['section']}.html#{data['label']}"
+                uri = f"jax-{release}/{data['section']}.html#{data['label']}"  # from the root
                 symbol = nodes.reference("", "", symbol, refuri=uri, reftitle=f"JAX {release}")
             cells.append([nodes.paragraph("", "", symbol)])
         for run in runs:  # the claim as it is now, judged on what that backend recorded
@@ -361,19 +381,55 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.containe
     )
 
 
+def _in_reading_order(env, home: dict) -> list[dict]:
+    numbers = {page: env.toc_secnumbers.get(page, {}).get("", ()) for page in env.all_docs}
+    return sorted(home.values(), key=lambda d: numbers.get(d["section"]) or (999,))
+
+
+def _checks(app, docname: str, home: dict) -> list[nodes.Node]:
+    """A section per claim, `check-<id>`: its statement, what this build's check found, the
+    check's code."""
+    found = []
+    for data in _in_reading_order(app.env, home):
+        section = nodes.section(ids=[f"check-{data['id']}"])
+        section += nodes.title(text=f"{_section_number(app.env, data['section'])}: {data['id']}")
+        said = nodes.paragraph()
+        said += _link(app, docname, data, "The book says")
+        said += nodes.Text(f": {data['statement']}")
+        section += said
+        section += nodes.paragraph(text=f"{mark_title(data)}. {evidence_words(data)}")
+        values = nodes.bullet_list()
+        for line in findings(data).splitlines():
+            if line.startswith("- "):
+                values += nodes.list_item("", nodes.paragraph(text=line[2:].replace("\\", "")))
+        section += values
+        section += nodes.literal_block(text=data["check_source"].rstrip(), language="python")
+        found.append(section)
+    return found
+
+
 def fill_pages(app, doctree, docname) -> None:
-    """`doctree-resolved`: fill each version note and matrix with every page's verdicts."""
-    placeholders = [*doctree.findall(note_release), *doctree.findall(claims_matrix)]
+    """`doctree-resolved`: fill each version note, matrix and list of checks with every page's
+    verdicts."""
+    placeholders = [
+        *doctree.findall(note_release),
+        *doctree.findall(claims_matrix),
+        *doctree.findall(claim_checks),
+    ]
     if not placeholders:
         return
     matrix, home = read_matrix(app.config.book_claims_matrix), home_verdicts(app.env)
     for node in placeholders:
         if isinstance(node, note_release):
             _fill_note(app, docname, node, matrix, home)
+        elif isinstance(node, claim_checks):
+            node.replace_self(_checks(app, docname, home))
         else:
             recorded = ", ".join(sorted({r["recorded"] for r in matrix["releases"]}))
+            this = next(iter(home.values()), {}).get("jax")
+            linked = f" {LINKED}" if set(app.config.book_site_versions) - {this} else ""
             legend = nodes.paragraph(
-                text=f"Recorded {recorded}. {LEGEND} A column after this build's is a run "
+                text=f"Recorded {recorded}. {LEGEND}{linked} A column after this build's is a run "
                 f"recorded on another backend, judged by each claim as it is now: "
                 f"{Status.HOLDS.symbol} the backend did what the claim expects of it there; "
                 f"{Status.CANNOT_CHECK.symbol} a fact of the CPU; · not recorded there, or with "
