@@ -5,8 +5,7 @@ import json
 import re
 
 import pytest
-from book.backends import ON_THE_CPU, PIN_CPU
-from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, ROOT
+from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, PIN_CPU, ROOT, toctree
 
 from chapter2.claims import Kind, claims
 
@@ -14,7 +13,7 @@ from chapter2.claims import Kind, claims
 # claim in its panel.
 VERDICT = re.compile(
     r'<(details|div) class="[^"]*(claim-mark|claim-verdict) (claim-[\w-]+)[^"]*"[^>]*>.*?'
-    r', claim <code class="docutils literal notranslate"><span class="pre">([\w-]+)</span>',
+    r'href="checks.html#check-([\w-]+)"',
     re.S,
 )
 
@@ -128,10 +127,10 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
         )
         assert notes, name
         for note in notes:  # a plain sentence that names the run, then whose difference it is
-            said, cause = " ".join(text_of(note).split()).split(" (a recorded run). ")
+            said, cause = " ".join(text_of(note).split()).split(" (Recorded 2026-11-30; ")
             assert said.startswith("On an NVIDIA H200 with JAX 0.11.2, "), said
             assert said.count(". ") == 0, said
-            assert cause.startswith("On the CPU, JAX 0.11.2 agrees with JAX "), cause
+            assert cause.startswith("on the CPU, JAX 0.11.2 agrees with JAX "), cause
             assert "{{" not in said, said
             assert "claim" not in said, said
     tf32 = " ".join(text_of(site["pairwise-distances.html"]).split())
@@ -139,18 +138,32 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
     # the shifted points' error, from the claim's record, not the unshifted points' timings
     recorded = H200_CLAIMS["gram-cancellation-centring-fixes"]["observed"]["largest errors"]
     assert f"v3's largest error on these points was {recorded['v3']:.2g}," in tf32
-    assert "claims were also run on the NVIDIA H200 (GPU)" in text_of(site["overview.html"])
 
 
-def test_a_page_says_it_runs_on_the_cpu_under_its_title_exactly_when_it_pins_it(site):
+# The reader's contents, part by part, and the build's records apart (index.md's toctrees).
+READER_PARTS = ["Getting started", "Chapter 2", "Going further", "Practice and reference"]
+RECORDS = "The build's records, for maintainers"
+BUILD_PAGES = {"claims-matrix", "checks", "drift-report", "execution-statistics"}
+
+
+def test_the_readers_contents_hold_only_the_readers_pages_and_the_records_stand_apart():
+    captions = re.findall(r"^:caption: (.*)$", (DOCS / "index.md").read_text(), re.M)
+    assert captions == [*READER_PARTS, RECORDS]
+    assert set(toctree(RECORDS)) == BUILD_PAGES
+    for part in READER_PARTS:
+        assert toctree(part), part
+        assert not set(toctree(part)) & BUILD_PAGES, f"{part} lists a page of the build's records"
+    listed = [page for part in [*READER_PARTS, RECORDS] for page in toctree(part)]
+    assert sorted(listed) == sorted(set(PAGES) - {"index"}), "a page is listed twice or not at all"
+
+
+def test_where_the_pages_compute_is_said_once_in_the_overview_not_on_each_page(site):
+    said = "Every page computed on this machine's CPU"
+    assert said in " ".join(text_of(site["overview.html"]).split())
+    pinned = [page for page in PAGES if PIN_CPU in (DOCS / f"{page}.md").read_text()]
+    assert pinned, "no page pins the CPU"
     for page in PAGES:
-        pinned = PIN_CPU in (DOCS / f"{page}.md").read_text()
-        after_title = re.search(r"</h1>\s*<p([^>]*)>([^<]*)</p>", site[f"{page}.html"])
-        said = bool(after_title) and "runs-on-cpu" in after_title.group(1)
-        assert said == pinned, page
-        assert site[f"{page}.html"].count("runs-on-cpu") == pinned, page
-        if pinned:
-            assert after_title.group(2) == ON_THE_CPU
+        assert "whatever the machine's default device" not in text_of(site[f"{page}.html"]), page
 
 
 def test_sections_are_numbered_from_the_toctree(site):
@@ -265,6 +278,18 @@ def article_words(page: str, dropdowns: bool = False, joined: bool = False) -> i
     return len(html.unescape(re.sub(r"<[^>]+>", "" if joined else " ", body)).split())
 
 
+def reading_words(page: str) -> int:
+    """The words a reader reads on a page: its article with prose folded into a dropdown
+    counted where it stands, a mark's panel and a hidden cell's code left out."""
+    folded = r'<details class="[^"]*(?:claim-mark|claim-check|hide)[^"]*"'
+    while True:  # innermost first
+        inner = r"(?:(?!<details).)*?</details>"
+        without = re.sub(folded + r"[^>]*>" + inner, "", page, flags=re.S)
+        if without == page:
+            return article_words(page, dropdowns=True)
+        page = without
+
+
 # Words of the specification's 2.3 and 2.4, counted with str.split over its text (code
 # included): a page may read at most 1.5 times its section's length.
 SPECIFICATION_WORDS = {"xla-compilation": 2024, "memory-layout": 1375}
@@ -285,7 +310,28 @@ def test_a_long_section_reads_at_most_half_again_the_specifications(site, page):
 
 
 def test_the_chapter_reads_at_most_28000_words(site):
-    assert sum(article_words(site[f"{page}.html"]) for page in TEN_PAGES) <= 28_000
+    assert sum(reading_words(site[f"{page}.html"]) for page in TEN_PAGES) <= 28_000
+
+
+def test_the_overview_says_what_a_reader_needs_in_at_most_half_its_old_length(site):
+    assert reading_words(site["overview.html"]) <= 1019 // 2
+
+
+# What only the build's own pages may show: the framework, its ids and its check code.
+MACHINERY = ["(as expected)", "@claim", "Observation(", "the book expects", "The check:"]
+
+
+def test_no_readers_page_shows_the_checks_machinery_dropdowns_included(site):
+    from chapter2.claims import claims
+
+    ids = sorted(claims(), key=len, reverse=True)
+    for page in [*CHAPTER, "cpu-case-study", "numpy-to-jax", "quiz", "cheat-sheet"]:
+        article = re.search(r"<article.*?</article>", site[f"{page}.html"], re.S)[0]
+        text = " ".join(text_of(article).split())
+        for words in MACHINERY:
+            assert words not in text, f"{page} shows {words!r}"
+        shown = [i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text)]
+        assert shown == [], f"{page} shows claim ids {shown}"
 
 
 def test_the_helpers_page_shows_what_a_reader_calls_in_at_most_3000_words(site):
