@@ -25,6 +25,8 @@ PYTEST = ["pytest", "-n", "auto", "--dist", "worksteal"]  # every core
 LINTED = ["src", "tests", "tools", "examples", "noxfile.py", "docs/conf.py", "docs/_ext"]
 # The JAX releases of the claims matrix, one per minor line, oldest first.
 RELEASES = ["0.4.38", "0.5.3", "0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2", "0.11.2", "0.12.0.1"]
+# The releases the published site holds beside the baseline, each in a folder of its own.
+SITE_RELEASES = ["0.11.2", "0.10.2"]
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.sessions = ["lint", "docs", "tests"]
@@ -121,14 +123,13 @@ def drift(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def site(session: nox.Session) -> None:
-    """`nox -s site -- 0.10.2 0.11.2`: the baseline and a drift build per release, one site."""
-    if not session.posargs:
-        session.error("usage: nox -s site -- <release> [<release> ...]")
+    """The published site: the baseline at its root and a drift build per release of
+    SITE_RELEASES (or of those given: `nox -s site -- 0.10.2`) in a folder of its own."""
     started = time.perf_counter()
-    versions = [baseline_jax(), *session.posargs]
+    versions = [baseline_jax(), *(session.posargs or SITE_RELEASES)]
     env = {"BOOK_SITE_VERSIONS": " ".join(versions)}
     session.run("nox", "-s", "docs", env=env, external=True)
-    for release in session.posargs:  # a drift build fails when something changed: go on
+    for release in versions[1:]:  # a drift build fails when something changed: go on
         session.run(
             "nox", "-s", "drift", "--", release, env=env, external=True, success_codes=[0, 1]
         )
@@ -173,6 +174,18 @@ def benchmark(session: nox.Session) -> None:
     """Time clean and incremental builds against the floor, into BUILD/benchmarks/build.json."""
     _install(session, "baseline,docs")
     session.run("python", "tools/build_benchmark.py", "--out", str(BUILD / "benchmarks/build.json"))
+
+
+@nox.session(python=PYTHON)
+def reader(session: nox.Session) -> None:
+    """After docs: each chapter page's visible code, run as a reader would, in a new
+    environment holding JAX, IPython and the wheel from the served site (pages may be given)."""
+    _install(session, "baseline,docs")
+    if not (BUILD / "html" / "_wheels").is_dir():
+        session.error("build the book first (nox -s docs): its site serves the wheel")
+    out = BUILD / "reader"
+    shutil.rmtree(out, ignore_errors=True)
+    session.run("python", "tools/reader_code.py", str(BUILD / "html"), str(out), *session.posargs)
 
 
 @nox.session(python=PYTHON)

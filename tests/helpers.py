@@ -1,18 +1,15 @@
 """What the tests share besides conftest.py: throwaway books built with the real configuration
 and layer, the versioned site made of two of them, and a folder served over HTTP."""
 
-import contextlib
-import functools
-import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 from conftest import ROOT
+from reader_code import serving  # noqa: F401 - the one test server (tools/ is on the path)
 
 FRONT_MATTER = """---
 jupytext:
@@ -134,21 +131,3 @@ def make_site(tmp_path: Path) -> Path:
     builds = {"0.12.0.1": baseline / "_build/html", "0.10.2": older / "_build/html"}
     assemble(site, builds, "0.12.0.1")
     return site
-
-
-@contextlib.contextmanager
-def serving(folder: Path):
-    """`folder` served on a free localhost port: its URL."""
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = functools.partial(Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -1,21 +1,24 @@
-"""A reader's machine: a downloaded notebook installs what it needs and runs top to bottom.
+"""A reader's machine: a page's visible code runs with JAX, IPython and the book's wheel from
+the site, and a downloaded notebook installs what it needs and runs top to bottom.
 
-The built site is served over HTTP; an empty virtual environment gets only pip, nbclient and
-ipykernel; the exercises notebook (with the reference solutions in the answer cells) and a
-chapter page's notebook are downloaded from the site and executed there. Their setup cell
-installs JAX and the book's wheel from the site (BOOK_SITE stands in for html_baseurl).
+The built site is served over HTTP; a new environment gets JAX, IPython and the wheel from
+the site (tools/reader_code.py, which `nox -s reader` runs on every chapter page), then
+nbclient and ipykernel; a chapter page's visible code runs there as a script, and the
+exercises notebook (with the reference solutions in the answer cells) is downloaded and
+executed. Its setup cell installs what it misses from the site (BOOK_SITE stands in for
+html_baseurl).
 """
 
 import os
 import subprocess
 import sys
 import urllib.request
-import venv
 from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import HTML
+from reader_code import reader_environment, run_page  # tools/ is on pytest's pythonpath
 
 pytestmark = pytest.mark.slow
 
@@ -32,15 +35,20 @@ ANSWERS = {  # the exercise whose answer cell a reference solution fills, by its
 
 
 @pytest.fixture(scope="module")
-def reader_python(tmp_path_factory) -> Path:
-    """An empty virtual environment with only pip, nbclient and ipykernel."""
+def reader_python(tmp_path_factory, served) -> Path:
+    """A new environment with JAX, IPython and the wheel from the site, and nbclient and
+    ipykernel to run a notebook."""
+    [wheel] = [p.name for p in (HTML / "_wheels").glob("chapter2-*.whl")]
     folder = tmp_path_factory.mktemp("reader") / "venv"
-    venv.create(folder, with_pip=True)
-    python = folder / "bin" / "python"
-    subprocess.run(
-        [python, "-m", "pip", "install", "-q", "nbclient", "ipykernel"], check=True, timeout=600
-    )
-    return python
+    return reader_environment(folder, served, wheel, "nbclient", "ipykernel")
+
+
+def test_a_pages_visible_code_runs_with_jax_and_the_wheel_alone(reader_python, tmp_path):
+    """What `nox -s reader` does for every chapter page, for one: its visible cells, in
+    order, as one script, in the reader's environment."""
+    ran = run_page(reader_python, "cpu-case-study", tmp_path, timeout=600)
+    assert ran["status"] == 0, ran["tail"]
+    assert "import jax" in (tmp_path / "cpu-case-study.py").read_text()
 
 
 def run_notebook(python: Path, notebook: Path, site: str) -> nbformat.NotebookNode:
@@ -94,7 +102,7 @@ def test_without_a_site_the_setup_cell_says_what_to_install():
     assert "RuntimeError: This page needs jax==" in done.stderr
 
 
-def test_downloaded_notebooks_run_on_a_readers_machine(served, reader_python, tmp_path):
+def test_a_downloaded_notebook_runs_on_a_readers_machine(served, reader_python, tmp_path):
     exercises = download(served, "exercises", tmp_path)
     notebook = nbformat.read(exercises, as_version=4)
     filled = 0
@@ -115,6 +123,29 @@ def test_downloaded_notebooks_run_on_a_readers_machine(served, reader_python, tm
     assert len(checks) == len(ANSWERS)
     assert all(", passed: " in check for check in checks), checks
 
-    chapter = run_notebook(reader_python, download(served, "jaxprs", tmp_path), served)
-    assert errors(chapter) == []
-    assert len(chapter.cells) > 10
+
+def test_a_readers_script_holds_the_visible_cells_only():
+    from reader_code import visible_script
+
+    page = """# A page
+
+```{code-cell} ipython3
+:tags: [hide-input]
+import jax
+```
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+from myst_nb import glue
+```
+
+```{code-cell} ipython3
+print(jax.__version__)
+```
+
+```{code-cell} ipython3
+:tags: [remove-input]
+verify("x")
+```
+"""
+    assert visible_script(page) == "import jax\n\nprint(jax.__version__)\n"

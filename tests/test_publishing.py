@@ -13,12 +13,10 @@ def steps(workflow: str) -> list[dict]:
     return [step for job in jobs.values() for step in job.get("steps", [])]
 
 
-def test_the_book_is_built_with_the_ci_command_and_its_html_published():
+def test_the_book_is_built_with_the_ci_command_and_published_as_the_site():
     book = steps("book.yml")
-    assert any(step.get("run") == "bash .ci/run" for step in book)
-    uploads = [s for s in book if s.get("uses", "").startswith("actions/upload-pages-artifact")]
-    assert [s["with"]["path"] for s in uploads] == ["docs/_build/html"]
-    assert any(s.get("uses", "").startswith("actions/deploy-pages") for s in book)
+    runs = [step.get("run", "").split("#")[0].strip() for step in book]
+    assert runs.index("bash .ci/run") < runs.index("nox -s site")
     ci = (ROOT / ".ci" / "run").read_text()
     readme = (ROOT / "README.md").read_text()
     command = re.search(r"^nox -s [\w ]+$", ci, re.M)[0]
@@ -63,12 +61,25 @@ def test_every_session_but_the_toolchain_installs_the_pinned_toolchain():
     assert '_install(session, "baseline,docs,test", upgrade=True)' in toolchain
 
 
-def test_the_published_site_tells_notebooks_where_the_wheel_is():
-    """The publishing workflow names the site's address; conf.py makes it html_baseurl, from
-    which a downloaded notebook installs the book's wheel."""
-    workflow = yaml.safe_load((ROOT / ".github/workflows/book.yml").read_text())
-    address = workflow["jobs"]["build"]["env"]["BOOK_BASEURL"]
-    assert address.startswith("https://")
-    assert address.endswith("/")
+def test_every_workflow_that_deploys_to_pages_publishes_the_same_assembled_site():
+    """One address: whichever workflow ran last, readers get the baseline at the root and
+    each other release in its folder (nox -s site), and its notebooks know where the wheel
+    is (BOOK_BASEURL, which conf.py makes html_baseurl)."""
+    deploying = []
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        jobs = yaml.safe_load(path.read_text())["jobs"]
+        for job in jobs.values():
+            job_steps = job.get("steps", [])
+            uploads = [s for s in job_steps if "upload-pages-artifact" in s.get("uses", "")]
+            if not uploads:
+                continue
+            deploying.append(path.name)
+            assert [s["with"]["path"] for s in uploads] == ["docs/_build/site"], path.name
+            runs = [s.get("run", "").split("#")[0].strip() for s in job_steps]
+            assert "nox -s site" in runs, path.name
+            address = job["env"]["BOOK_BASEURL"]
+            assert address.startswith("https://"), path.name
+            assert address.endswith("/"), path.name
+    assert sorted(deploying) == ["book.yml", "drift.yml"]
     conf = (ROOT / "docs/conf.py").read_text()
     assert 'html_baseurl = os.environ.get("BOOK_BASEURL", "")' in conf

@@ -1,0 +1,129 @@
+"""Run the code a reader sees, page by page, as a reader would: in a fresh environment that
+holds only JAX, IPython and the book's wheel, installed from the served site.
+
+    python tools/reader_code.py HTML OUT [PAGE ...]
+
+serves the built book (HTML), makes an environment in OUT/venv, and runs each chapter page's
+visible code cells (those not tagged remove-cell or remove-input), in order, as one plain
+script; OUT/reader-code.json says how each ran. Exit status 1 when a page failed.
+"""
+
+import argparse
+import contextlib
+import functools
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import venv
+from importlib.metadata import version
+from pathlib import Path
+
+import jupytext
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER_PAGES = [  # the chapter's pages, in reading order (docs/index.md)
+    *("profiling", "jaxprs", "xla-compilation", "memory-layout", "recompilation", "fusion"),
+    *("async-dispatch", "pairwise-distances", "cpu-case-study", "numpy-to-jax"),
+]
+HIDDEN = {"remove-cell", "remove-input"}
+
+
+def visible_script(page_text: str) -> str:
+    """The code cells of a page that a reader sees, in order, as one script."""
+    notebook = jupytext.reads(page_text, fmt="md:myst")
+    cells = [
+        cell.source
+        for cell in notebook.cells
+        if cell.cell_type == "code" and not HIDDEN & set(cell.metadata.get("tags", []))
+    ]
+    return "\n\n".join(cells) + "\n"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serving(folder: Path):
+    """`folder` served on a free localhost port: its URL."""
+    handler = functools.partial(_Quiet, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def reader_environment(folder: Path, site: str, wheel: str, *more: str) -> Path:
+    """A new environment, with pip, holding JAX at this build's version, IPython, the book's
+    wheel from the site and `more`; uv makes it when it is on PATH, else venv and pip. Its
+    Python."""
+    jax = f"jax=={version('jax')}"
+    wanted = [jax, f"jaxlib=={version('jaxlib')}", "ipython", f"{site}/_wheels/{wheel}", *more]
+    uv = shutil.which("uv")
+    if uv:
+        subprocess.run([uv, "venv", "-q", "--seed", "-p", sys.executable, str(folder)], check=True)
+        python = folder / "bin" / "python"
+        subprocess.run([uv, "pip", "install", "-q", "-p", str(python), *wanted], check=True)
+    else:
+        venv.create(folder, with_pip=True)
+        python = folder / "bin" / "python"
+        subprocess.run([python, "-m", "pip", "install", "-q", *wanted], check=True)
+    return python
+
+
+def run_page(python: Path, page: str, scripts: Path, timeout: float) -> dict:
+    """One page's visible code as a script in the reader's environment: how it ended."""
+    script = scripts / f"{page}.py"
+    script.write_text(visible_script((ROOT / "docs" / f"{page}.md").read_text()))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env |= {"MPLBACKEND": "Agg", "JAX_PLATFORMS": "cpu"}
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(
+            [str(python), str(script)],
+            cwd=scripts,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        status, output = done.returncode, done.stdout + done.stderr
+    except subprocess.TimeoutExpired:
+        status, output = "timeout", f"stopped after {timeout:.0f} s"
+    seconds = round(time.perf_counter() - start, 1)
+    return {"page": page, "status": status, "seconds": seconds, "tail": output[-1500:]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("html", type=Path, help="the built book (docs/_build/html)")
+    parser.add_argument("out", type=Path, help="a new folder for the environment and report")
+    parser.add_argument("pages", nargs="*", default=CHAPTER_PAGES)
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per page")
+    args = parser.parse_args(argv)
+    [wheel] = [p.name for p in (args.html / "_wheels").glob("chapter2-*.whl")]
+    (args.out / "scripts").mkdir(parents=True, exist_ok=True)
+    with serving(args.html) as site:
+        python = reader_environment(args.out / "venv", site, wheel)
+        ran = [run_page(python, page, args.out / "scripts", args.timeout) for page in args.pages]
+    (args.out / "reader-code.json").write_text(json.dumps(ran, indent=2) + "\n")
+    for result in ran:
+        print(f"{result['page']:20s} {result['status']!s:8s} {result['seconds']:7.1f} s")
+    failed = [r for r in ran if r["status"] != 0]
+    for result in failed:
+        print(f"\n{result['page']} failed:\n{result['tail']}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
