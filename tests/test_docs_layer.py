@@ -3,8 +3,9 @@
 import json
 import re
 
+import nbformat
 import pytest
-from book import cache, dependencies, failures, layer_hash, verdicts
+from book import cache, dependencies, failures, layer_hash, notebooks, verdicts
 from conftest import DOCS, ROOT
 
 from chapter2.claims.registry import Status
@@ -27,6 +28,11 @@ VERDICT = {
 def test_escape_keeps_markup_characters_visible():
     assert verdicts.escape("a*b <host> x_y [1] {z} $5") == r"a\*b \<host\> x\_y \[1\] \{z\} \$5"
     assert verdicts.escape("plain words, dots.") == "plain words, dots."
+
+
+def test_code_in_words_stays_code_and_only_the_words_are_escaped():
+    said = "after `r[0, 0].item()`, 2 * 3 <ms> and `v * scale`."
+    assert verdicts.with_code(said) == r"after `r[0, 0].item()`, 2 \* 3 \<ms\> and `v * scale`."
 
 
 SAID = "Wrote a trace of `f` to a folder: 1 file, <host>.xplane.pb, and 2 a*b."
@@ -373,6 +379,21 @@ def test_a_note_says_from_which_release_its_claims_hold_and_where_they_cannot_be
         "Holds from JAX 0.9.2, the first release where it can be checked."
     )
     assert text(["always", "changed", "new"], matrix, {}) == (
-        "Holds from JAX 0.10.2; in part from JAX 0.9.2, the first release where it can be "
-        "checked; in part in every release measured, 0.8.3 to 0.10.2."
+        "Holds as a whole from JAX 0.10.2; part of it holds from JAX 0.9.2, the first release "
+        "where it can be checked; part of it holds in every release measured, 0.8.3 to 0.10.2."
     )
+
+
+def test_a_readers_notebook_keeps_the_lesson_and_leaves_the_checks_behind():
+    cells = [
+        nbformat.v4.new_code_cell("from myst_nb import glue\nfrom chapter2.claims import verify"),
+        nbformat.v4.new_markdown_cell("(claim-a-b)=\nA statement.\n\n(fusion-eager)=\n## Heading"),
+        nbformat.v4.new_code_cell('verify("a-b")'),
+        nbformat.v4.new_code_cell('print(verify("a-b"))  # not only a check'),
+    ]
+    kept = notebooks.for_readers(nbformat.v4.new_notebook(cells=cells)).cells
+    assert [c.source for c in kept] == [
+        "from myst_nb import glue\n",
+        "A statement.\n\n(fusion-eager)=\n## Heading",
+        'print(verify("a-b"))  # not only a check',
+    ]

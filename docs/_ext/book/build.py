@@ -15,8 +15,9 @@ OPTIONS = ["-n", "-W", "--keep-going", "-b", "html"]
 
 def command(source: Path | str, outdir: Path | str, *extra: str) -> list[str]:
     """The sphinx-build command line for the book."""
-    warnings = ["--warning-file", str(Path(outdir).parent / WARNINGS)]
-    return [sys.executable, "-m", "sphinx", *OPTIONS, *warnings, *extra, str(source), str(outdir)]
+    build = Path(outdir).parent  # beside the pages, never published with them
+    beside = ["--warning-file", str(build / WARNINGS), "--doctree-dir", str(build / "doctrees")]
+    return [sys.executable, "-m", "sphinx", *OPTIONS, *beside, *extra, str(source), str(outdir)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,14 +1,17 @@
 """Every executed page downloads as a notebook with its outputs (merged back from the cache)
-and a setup cell that installs this JAX and the `chapter2` wheel from `_wheels/`."""
+and a setup cell that installs this JAX and the `chapter2` wheel from `_wheels/`; the cells
+that check the book's statements stay behind."""
 
 import contextlib
 import importlib.metadata
+import re
 from pathlib import Path
 
 import nbformat
 from docutils import nodes
 
 from book.cache import opened
+from chapter2.claims.registry import CLAIM_LABEL
 
 WHEELS = "_wheels"
 SETUP = """\
@@ -58,6 +61,26 @@ def setup_cell(site: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_code_cell(source, metadata={"tags": ["setup"]})
 
 
+CHECK_CELL = re.compile(r'verify\("[\w-]+"\)')  # a cell that checks a statement: its mark
+CHECK_IMPORT = "from chapter2.claims import verify"
+
+
+def for_readers(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook without the book's checks: their cells, their import, their labels."""
+    notebook.cells = [
+        cell
+        for cell in notebook.cells
+        if not (cell.cell_type == "code" and CHECK_CELL.fullmatch(cell.source.strip()))
+    ]
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            lines = cell.source.splitlines(keepends=True)
+            cell.source = "".join(line for line in lines if line.rstrip() != CHECK_IMPORT)
+        else:
+            cell.source = CLAIM_LABEL.sub("", cell.source)
+    return notebook
+
+
 def executed_notebook(build: Path, cache_path: str, docname: str) -> nbformat.NotebookNode | None:
     """The page's notebook with its last execution's outputs (None: a page without code)."""
     written = build / "jupyter_execute" / f"{docname}.ipynb"
@@ -94,6 +117,7 @@ def offer_notebook(app, pagename, templatename, context, doctree) -> None:
     )
     if notebook is None:
         return
+    notebook = for_readers(notebook)
     notebook.cells.insert(0, setup_cell(app.config.html_baseurl))
     published = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     published.parent.mkdir(parents=True, exist_ok=True)

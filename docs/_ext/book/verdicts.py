@@ -27,6 +27,12 @@ def escape(text: str) -> str:
     return re.sub(r"([\\`*_<>\[\]|{}#~$])", r"\\\1", text)
 
 
+def with_code(text: str) -> str:
+    """Words in Markdown as they are, but what they quote in backticks stays code."""
+    parts = text.split("`")
+    return "`".join(part if quoted % 2 else escape(part) for quoted, part in enumerate(parts))
+
+
 def status_class(status: str) -> str:
     return "claim-" + status.replace(" ", "-")
 
@@ -78,7 +84,7 @@ CHECKS_PAGE = "checks"  # the maintainers' page of every check, its values and i
 def panel(data: dict) -> str:
     """The body of a verdict's panel: what was run and what JAX did, in words, and a link to
     how it is checked, on the page of checks."""
-    said = escape(evidence_words(data)).replace("\\`", "`")  # code quoted in words stays code
+    said = with_code(evidence_words(data))
     if Status(data["status"]) is Status.DRIFTED:
         said += " The book says otherwise."
     link = f'<a href="{CHECKS_PAGE}.html#check-{data["id"]}">How this is checked</a>'
@@ -248,8 +254,8 @@ def _holds_from(entry: dict, releases: list[str]) -> str:
 
 
 def note_release_text(claim_ids: list[str], matrix: dict, home: dict) -> str:
-    """Since which release a note's asserted claims hold (the newest of them first, the rest
-    in part); what this machine did for the others."""
+    """Since which release a note's asserted claims hold (all of them, then each part that
+    holds longer); what this machine did for the others."""
     releases = [r["jax"] for r in matrix["releases"]]
     entries = {c: matrix["claims"].get(c) for c in claim_ids}
     asserted = [e for e in entries.values() if e is not None and e["kind"] == "asserted"]
@@ -260,8 +266,9 @@ def note_release_text(claim_ids: list[str], matrix: dict, home: dict) -> str:
         order = {None: len(releases), **{r: i for i, r in enumerate(releases)}}
         newest_first = sorted(asserted, key=lambda e: -order[e["since"]])
         whens = [_holds_from(e, releases) for e in newest_first]
-        said.append(f"holds {whens[0]}")
-        said += [f"in part {when}" for when in dict.fromkeys(whens[1:]) if when != whens[0]]
+        parts = [when for when in dict.fromkeys(whens[1:]) if when != whens[0]]
+        said.append(f"holds as a whole {whens[0]}" if parts else f"holds {whens[0]}")
+        said += [f"part of it holds {when}" for when in parts]
     observed = [home[c] for c in claim_ids if c in home and home[c]["kind"] == "observed"]
     said += [f"on this machine: {Status(d['status']).words(d['jax'])}" for d in observed]
     text = "; ".join(said)

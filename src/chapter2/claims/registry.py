@@ -75,6 +75,9 @@ def plain_text(markdown: str) -> str:
     return " ".join(text.split())
 
 
+CLAIM_LABEL = re.compile(r"^\(claim-([\w-]+)\)=\n", re.M)  # a statement's label on its page
+
+
 def page_statements(page: str) -> dict[str, str]:
     """What `page` says under each `(claim-<id>)=` label: the paragraph or warning box after it."""
     path = DOCS / f"{page}.md"
@@ -88,7 +91,7 @@ def page_statements(page: str) -> dict[str, str]:
 def _statements(path: Path, *_version: int) -> dict[str, str]:
     text = path.read_text()
     found = {}
-    for match in re.finditer(r"^\(claim-([\w-]+)\)=\n", text, re.M):
+    for match in CLAIM_LABEL.finditer(text):
         block = text[match.end() :]
         if block.startswith(":::{"):  # a warning: the text of its box
             block = block.split("\n", 1)[1].split("\n:::", 1)[0]

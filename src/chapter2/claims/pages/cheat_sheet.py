@@ -57,8 +57,8 @@ def _log_compiles() -> Observation:
     return Observation(
         expected={"logged after a bare call, in a with block, with the option": [0, 1, 1]},
         observed={"logged after a bare call, in a with block, with the option": logged},
-        said="A fresh jitted v * 3 + 1 each time: after a bare jax.log_compiles(True) call, "
-        f"JAX logged {counted(logged[0], 'compilation')}; inside with jax.log_compiles(True):, "
-        f"{counted(logged[1], 'compilation')}; with jax_log_compiles set, "
+        said="A fresh jitted `v * 3 + 1` each time: after a bare `jax.log_compiles(True)` call, "
+        f"JAX logged {counted(logged[0], 'compilation')}; inside `with jax.log_compiles(True)`, "
+        f"{counted(logged[1], 'compilation')}; with `jax_log_compiles` set, "
         f"{counted(logged[2], 'compilation')}.",
     )

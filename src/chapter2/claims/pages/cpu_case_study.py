@@ -74,6 +74,10 @@ def _closure_constant() -> Observation:
         },
         said=f"The scan above, run again for n = {_sizes(list(ynn.SIZES))}: the captured "
         f"matrix was embedded in the dot at {_sizes(embedded)}; from 64 on the fusions were "
-        + _listed([f"{kinds} at {_sizes(sizes)}" for kinds, sizes in by_kinds.items()])
+        + (
+            f"all {next(iter(by_kinds))}"
+            if len(by_kinds) == 1
+            else _listed([f"{kinds} at {_sizes(sizes)}" for kinds, sizes in by_kinds.items()])
+        )
         + f"; the sum was wrong at {_sizes([n for n, p in scan.items() if p.wrong])}.",
     )

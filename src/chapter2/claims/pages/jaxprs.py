@@ -74,8 +74,8 @@ def _closed_jaxpr_merged() -> Observation:
         f"{type(closed).__name__}; jax.extend.core.ClosedJaxpr "
         f"{_is(jex.core.ClosedJaxpr is jex.core.Jaxpr)} the same class as Jaxpr, its .jaxpr "
         f"{_is(closed.jaxpr is closed)} the object itself, which holds "
-        f"{counted(len(closed.consts), 'constant')} and the equations "
-        f"{_listed(_names(closed))}.",
+        f"{counted(len(closed.consts), 'constant')} and "
+        f"{counted(len(_names(closed)), 'equation')} ({_listed(_names(closed))}).",
     )
 
 
