@@ -106,7 +106,7 @@ def drift(session: nox.Session) -> None:
     """`nox -s drift -- 0.11.2` (or latest), after docs: the book under another JAX, reported."""
     if len(session.posargs) != 1:
         session.error("usage: nox -s drift -- <jax release, or latest>")
-    baseline = BUILD / "html" / "_sources"
+    baseline = BUILD / "outputs"  # the baseline's executed notebooks (book.notebooks)
     if not baseline.is_dir():
         session.error("build the baseline book first (nox -s docs): its outputs are compared")
     _install(session, "docs", *_jax(session.posargs[0]))

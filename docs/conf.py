@@ -56,6 +56,7 @@ html_favicon = "_static/favicon.svg"  # browsers ask every page for an icon
 # Where the site is published (the publishing workflow sets BOOK_BASEURL): a downloaded
 # notebook installs the book's wheel from there.
 html_baseurl = os.environ.get("BOOK_BASEURL", "")
+html_copy_source = False  # a page's MyST source holds the book's checks: readers get notebooks
 html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,

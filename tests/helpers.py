@@ -124,7 +124,7 @@ def make_site(tmp_path: Path) -> Path:
         **versions,
         "DEMO_OLDER_JAX": "1",
         "BOOK_DRIFT_CLAIMS": str(tmp_path / "claims.json"),
-        "BOOK_DRIFT_BASELINE": str(baseline / "_build/html/_sources"),
+        "BOOK_DRIFT_BASELINE": str(baseline / "_build/outputs"),
     }
     build(older, **env)
     site = tmp_path / "site"

@@ -76,8 +76,9 @@ def test_the_count_can_be_read_inside_the_block():
 def test_a_count_and_the_explanations_collect_side_by_side():
     """Nested collections both see the records: the inner one quiets JAX's handlers only."""
     f = jax.jit(lambda x: x * 3)
+    five, six = jnp.ones(5), jnp.ones(6)  # made outside: a first jnp.ones of a shape compiles
     with CompileCounter() as counter, explained_cache_misses() as explanations:
-        f(jnp.ones(5))
-        f(jnp.ones(6))
+        f(five)
+        f(six)
     assert counter.count == 2
     assert len(explanations) == 2

@@ -3,9 +3,8 @@
 import json
 import re
 
-import nbformat
 import pytest
-from book import cache, dependencies, failures, layer_hash, notebooks, verdicts
+from book import cache, dependencies, failures, layer_hash, verdicts
 from conftest import DOCS, ROOT
 
 from chapter2.claims.registry import Status
@@ -382,18 +381,3 @@ def test_a_note_says_from_which_release_its_claims_hold_and_where_they_cannot_be
         "Holds as a whole from JAX 0.10.2; part of it holds from JAX 0.9.2, the first release "
         "where it can be checked; part of it holds in every release measured, 0.8.3 to 0.10.2."
     )
-
-
-def test_a_readers_notebook_keeps_the_lesson_and_leaves_the_checks_behind():
-    cells = [
-        nbformat.v4.new_code_cell("from myst_nb import glue\nfrom chapter2.claims import verify"),
-        nbformat.v4.new_markdown_cell("(claim-a-b)=\nA statement.\n\n(fusion-eager)=\n## Heading"),
-        nbformat.v4.new_code_cell('verify("a-b")'),
-        nbformat.v4.new_code_cell('print(verify("a-b"))  # not only a check'),
-    ]
-    kept = notebooks.for_readers(nbformat.v4.new_notebook(cells=cells)).cells
-    assert [c.source for c in kept] == [
-        "from myst_nb import glue\n",
-        "A statement.\n\n(fusion-eager)=\n## Heading",
-        'print(verify("a-b"))  # not only a check',
-    ]

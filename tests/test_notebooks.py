@@ -46,7 +46,7 @@ def reader_python(tmp_path_factory, served) -> Path:
 def test_a_pages_visible_code_runs_with_jax_and_the_wheel_alone(reader_python, tmp_path):
     """What `nox -s reader` does for every chapter page, for one: its visible cells, in
     order, as one script, in the reader's environment."""
-    ran = run_page(reader_python, "cpu-case-study", tmp_path, timeout=600)
+    ran = run_page(reader_python, HTML, "cpu-case-study", tmp_path, timeout=600)
     assert ran["status"] == 0, ran["tail"]
     assert "import jax" in (tmp_path / "cpu-case-study.py").read_text()
 
@@ -99,7 +99,7 @@ def test_without_a_site_the_setup_cell_says_what_to_install():
         [sys.executable, "-c", forced], capture_output=True, text=True, env=env, check=False
     )
     assert done.returncode == 1
-    assert "RuntimeError: This page needs jax==" in done.stderr
+    assert "RuntimeError: This notebook needs jax==" in done.stderr
 
 
 def test_a_downloaded_notebook_runs_on_a_readers_machine(served, reader_python, tmp_path):
@@ -124,28 +124,16 @@ def test_a_downloaded_notebook_runs_on_a_readers_machine(served, reader_python, 
     assert all(", passed: " in check for check in checks), checks
 
 
-def test_a_readers_script_holds_the_visible_cells_only():
+def test_a_readers_script_holds_the_notebooks_code_without_its_setup_cell():
+    from book.notebooks import setup_cell
     from reader_code import visible_script
 
-    page = """# A page
-
-```{code-cell} ipython3
-:tags: [hide-input]
-import jax
-```
-
-```{code-cell} ipython3
-:tags: [remove-cell]
-from myst_nb import glue
-```
-
-```{code-cell} ipython3
-print(jax.__version__)
-```
-
-```{code-cell} ipython3
-:tags: [remove-input]
-verify("x")
-```
-"""
-    assert visible_script(page) == "import jax\n\nprint(jax.__version__)\n"
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            setup_cell("https://example.org/book"),
+            nbformat.v4.new_markdown_cell("<p>Prose</p>"),
+            nbformat.v4.new_code_cell("import jax"),
+            nbformat.v4.new_code_cell("print(jax.__version__)"),
+        ]
+    )
+    assert visible_script(notebook) == "import jax\n\nprint(jax.__version__)\n"

@@ -4,9 +4,11 @@ import html
 import json
 import re
 
+import jupytext
 import nbformat
 import pytest
 from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, PIN_CPU, ROOT, toctree
+from markdown_it import MarkdownIt
 
 from chapter2.claims import Kind, claims
 
@@ -253,13 +255,37 @@ def test_no_timing_comparison_is_typed_by_hand(site):
         assert not TYPED_COMPARISON.search(text_of(prose)), page
 
 
-def test_every_executed_page_offers_its_notebook_without_the_books_checks():
-    missing = [p for p in NOTEBOOK_PAGES if not (HTML / "_sources" / f"{p}.ipynb").exists()]
-    assert missing == []
+def test_every_page_with_visible_code_offers_it_as_a_notebook_of_prose_and_code():
+    """A page's notebook holds its visible code cells, as the page has them, and its prose as
+    the site renders it: no MyST, no check, no hidden cell; a page without code offers none."""
+    myst = ["verify(", "(claim-", "{glue", "```{", ":::{", "{doc}", "{ref}", "myst_nb"]
     for page in NOTEBOOK_PAGES:
-        text = "".join(cell.source for cell in read_notebook(page).cells)
-        assert "verify(" not in text, f"{page}: a check's cell in the reader's notebook"
-        assert "(claim-" not in text, f"{page}: a statement's label in the reader's notebook"
+        shown = visible_cells(page)
+        published = HTML / "_sources" / f"{page}.ipynb"
+        assert published.exists() == bool(shown), page
+        if not shown:
+            continue
+        notebook = read_notebook(page)
+        code = [c.source for c in notebook.cells[1:] if c.cell_type == "code"]
+        assert code == shown, f"{page}: the notebook's code is not the page's visible code"
+        text = "".join(cell.source for cell in notebook.cells)
+        assert [word for word in myst if word in text] == [], page
+        assert "<p>" in text, f"{page}: no prose"
+        prose = [c.source for c in notebook.cells if c.cell_type == "markdown"]
+        markdown = MarkdownIt("commonmark")  # Jupyter's Markdown keeps raw HTML as CommonMark
+        changed = [p for p in prose if not p.startswith("#") and markdown.render(p).strip() != p]
+        assert changed == [], f"{page}: prose that Markdown would not keep as written"
+
+
+def visible_cells(page: str) -> list[str]:
+    """The code cells of a page's source that the page shows (hidden behind a toggle too)."""
+    notebook = jupytext.reads((DOCS / f"{page}.md").read_text(), fmt="md:myst")
+    hidden = {"remove-cell", "remove-input"}
+    return [
+        c.source
+        for c in notebook.cells
+        if c.cell_type == "code" and not hidden & set(c.metadata.get("tags", []))
+    ]
 
 
 def read_notebook(page: str) -> nbformat.NotebookNode:

@@ -3,9 +3,10 @@ holds only JAX, IPython and the book's wheel, installed from the served site.
 
     python tools/reader_code.py HTML OUT [PAGE ...]
 
-serves the built book (HTML), makes an environment in OUT/venv, and runs each chapter page's
-visible code cells (those not tagged remove-cell or remove-input), in order, as one plain
-script; OUT/reader-code.json says how each ran. Exit status 1 when a page failed.
+serves the built book (HTML), makes an environment in OUT/venv, and runs the code cells of
+each chapter page's published notebook (its visible code, book.notebooks), setup cell
+aside, in order, as one plain script; OUT/reader-code.json says how each ran. Exit status 1
+when a page failed.
 """
 
 import argparse
@@ -23,23 +24,21 @@ import venv
 from importlib.metadata import version
 from pathlib import Path
 
-import jupytext
+import nbformat
+from book.notebooks import SETUP_TAG
 
-ROOT = Path(__file__).resolve().parents[1]
 CHAPTER_PAGES = [  # the chapter's pages, in reading order (docs/index.md)
     *("profiling", "jaxprs", "xla-compilation", "memory-layout", "recompilation", "fusion"),
     *("async-dispatch", "pairwise-distances", "cpu-case-study", "numpy-to-jax"),
 ]
-HIDDEN = {"remove-cell", "remove-input"}
 
 
-def visible_script(page_text: str) -> str:
-    """The code cells of a page that a reader sees, in order, as one script."""
-    notebook = jupytext.reads(page_text, fmt="md:myst")
+def visible_script(notebook: nbformat.NotebookNode) -> str:
+    """The code cells of a reader's notebook, its setup cell aside, in order, as one script."""
     cells = [
         cell.source
         for cell in notebook.cells
-        if cell.cell_type == "code" and not HIDDEN & set(cell.metadata.get("tags", []))
+        if cell.cell_type == "code" and SETUP_TAG not in cell.metadata.get("tags", [])
     ]
     return "\n\n".join(cells) + "\n"
 
@@ -80,10 +79,11 @@ def reader_environment(folder: Path, site: str, wheel: str, *more: str) -> Path:
     return python
 
 
-def run_page(python: Path, page: str, scripts: Path, timeout: float) -> dict:
-    """One page's visible code as a script in the reader's environment: how it ended."""
+def run_page(python: Path, html: Path, page: str, scripts: Path, timeout: float) -> dict:
+    """One page's published code as a script in the reader's environment: how it ended."""
     script = scripts / f"{page}.py"
-    script.write_text(visible_script((ROOT / "docs" / f"{page}.md").read_text()))
+    published = nbformat.read(html / "_sources" / f"{page}.ipynb", as_version=4)
+    script.write_text(visible_script(published))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env |= {"MPLBACKEND": "Agg", "JAX_PLATFORMS": "cpu"}
     start = time.perf_counter()
@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "scripts").mkdir(parents=True, exist_ok=True)
     with serving(args.html) as site:
         python = reader_environment(args.out / "venv", site, wheel)
-        ran = [run_page(python, page, args.out / "scripts", args.timeout) for page in args.pages]
+        scripts = args.out / "scripts"
+        ran = [run_page(python, args.html, page, scripts, args.timeout) for page in args.pages]
     (args.out / "reader-code.json").write_text(json.dumps(ran, indent=2) + "\n")
     for result in ran:
         print(f"{result['page']:20s} {result['status']!s:8s} {result['seconds']:7.1f} s")

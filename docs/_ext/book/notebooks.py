@@ -1,22 +1,25 @@
-"""Every executed page downloads as a notebook with its outputs (merged back from the cache)
-and a setup cell that installs this JAX and the `chapter2` wheel from `_wheels/`; the cells
-that check the book's statements stay behind."""
+"""Every page with code downloads as a reader's notebook: a setup cell that installs this JAX
+and the `chapter2` wheel from `_wheels/`, the page's prose as the site renders it, and its
+visible code with its outputs. The checks behind the marks stay behind; the executed
+notebook, every cell and output, is kept beside the pages (OUTPUTS) for drift builds."""
 
 import contextlib
 import importlib.metadata
-import re
 from pathlib import Path
+from urllib.parse import urljoin, urlparse
 
 import nbformat
 from docutils import nodes
 
 from book.cache import opened
-from chapter2.claims.registry import CLAIM_LABEL
+from book.verdicts import VERDICT_ATTRIBUTE
 
 WHEELS = "_wheels"
+OUTPUTS = "outputs"  # the build's executed notebooks, beside the HTML folder
+SETUP_TAG = "setup"  # the reader's notebook's first cell, which installs what a reader lacks
 SETUP = """\
-# Setup (in the downloaded notebook only): this page needs JAX {jax} and the book's
-# chapter2 package; they are installed here when missing.
+# Setup: this notebook needs JAX {jax} and the book's chapter2 package; it installs them
+# from the book's site when they are missing.
 import importlib, importlib.metadata, importlib.util, os, subprocess, sys
 
 
@@ -25,18 +28,17 @@ def _needs_install():
         version = importlib.metadata.version("jax")
     except importlib.metadata.PackageNotFoundError:
         return True
-    needed = ["chapter2", "myst_nb"]
-    return version != "{jax}" or not all(importlib.util.find_spec(m) for m in needed)
+    return version != "{jax}" or importlib.util.find_spec("chapter2") is None
 
 
 if _needs_install():
-    site = os.environ.get("BOOK_SITE", "{site}").rstrip("/")
+    site = os.environ.get("BOOK_SITE", "{site}").rstrip("/")  # where the wheel is published
     if not site:
         raise RuntimeError(
-            "This page needs jax=={jax} and the book's chapter2 package: "
-            "pip install 'jax=={jax}' and, in the book's repository, pip install '.[notebook]'."
+            "This notebook needs jax=={jax} and the book's chapter2 package: "
+            "pip install 'jax=={jax}', and pip install . in the book's repository."
         )
-    wheel = f"chapter2[notebook] @ {{site}}/{wheels}/{wheel}"
+    wheel = f"chapter2 @ {{site}}/{wheels}/{wheel}"
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "jax=={jax}", wheel])
     importlib.invalidate_caches()
 """
@@ -58,27 +60,7 @@ def setup_cell(site: str) -> nbformat.NotebookNode:
     source = SETUP.format(
         jax=importlib.metadata.version("jax"), site=site, wheels=WHEELS, wheel=wheel_name()
     )
-    return nbformat.v4.new_code_cell(source, metadata={"tags": ["setup"]})
-
-
-CHECK_CELL = re.compile(r'verify\("[\w-]+"\)')  # a cell that checks a statement: its mark
-CHECK_IMPORT = "from chapter2.claims import verify"
-
-
-def for_readers(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The notebook without the book's checks: their cells, their import, their labels."""
-    notebook.cells = [
-        cell
-        for cell in notebook.cells
-        if not (cell.cell_type == "code" and CHECK_CELL.fullmatch(cell.source.strip()))
-    ]
-    for cell in notebook.cells:
-        if cell.cell_type == "code":
-            lines = cell.source.splitlines(keepends=True)
-            cell.source = "".join(line for line in lines if line.rstrip() != CHECK_IMPORT)
-        else:
-            cell.source = CLAIM_LABEL.sub("", cell.source)
-    return notebook
+    return nbformat.v4.new_code_cell(source, metadata={"tags": [SETUP_TAG]})
 
 
 def executed_notebook(build: Path, cache_path: str, docname: str) -> nbformat.NotebookNode | None:
@@ -110,16 +92,120 @@ def uncached(app, env, added, changed, removed) -> list[str]:
     return stale
 
 
-def offer_notebook(app, pagename, templatename, context, doctree) -> None:
-    """`html-page-context` (before the theme's buttons): publish the executed notebook."""
-    notebook = executed_notebook(
-        Path(app.outdir).parent, app.config.nb_execution_cache_path, pagename
+def _is_cell(node: nodes.Node) -> bool:
+    return isinstance(node, nodes.Element) and node.get("nb_element") == "cell_code"
+
+
+def _shows_code(cell: nodes.Element) -> bool:
+    """Whether a cell shows its code (hidden behind a toggle counts: it runs first)."""
+    return any(
+        isinstance(n, nodes.Element) and n.get("nb_element") == "cell_code_source"
+        for n in cell.findall()
     )
-    if notebook is None:
+
+
+def _is_mark(node: nodes.Node) -> bool:
+    return isinstance(node, nodes.Element) and VERDICT_ATTRIBUTE in node
+
+
+CELL_BREAK = "<!-- the next notebook cell -->"
+
+
+def _prose_html(builder, chunks: list[list[nodes.Node]], page_url: str) -> list[str]:
+    """Each chunk of prose as the site renders it, its links absolute where the site's address
+    is known: all in one rendering (a rendering applies every transform, and costs)."""
+    whole = nodes.container()
+    for chunk in chunks:
+        whole += nodes.raw("", CELL_BREAK, format="html")
+        whole.extend(chunk)
+    whole += nodes.raw("", CELL_BREAK, format="html")
+    for link in whole.findall(nodes.reference):
+        if page_url and link.get("refuri") and not urlparse(link["refuri"]).scheme:
+            link["refuri"] = urljoin(page_url, link["refuri"])
+    parts = builder.render_partial(whole)["fragment"].split(CELL_BREAK)
+    return [_one_html_block(part) for part in parts[1:-1]]  # the container's own tags aside
+
+
+def _one_html_block(html: str) -> str:
+    """HTML that Markdown keeps whole: a blank line ends an HTML block in CommonMark, so one
+    inside a <pre> would turn the rest of the code into Markdown; an empty span holds it."""
+    return "\n".join(
+        line if line.strip() else "<span></span>" for line in html.strip().splitlines()
+    )
+
+
+def reader_notebook(builder, doctree, executed, site: str, pagename: str):
+    """The page as a reader runs it: its prose (rendered), headings and visible code cells
+    with their outputs, in the page's order. None where the page shows no code."""
+    page_url = urljoin(site.rstrip("/") + "/", f"{pagename}.html") if site else ""
+    cells, prose, chunks = [], [], []  # a chunk of prose: its place in cells, then its nodes
+
+    def flush() -> None:
+        shown = nodes.container("", *prose)
+        for mark in list(shown.findall(_is_mark)):
+            mark.parent.remove(mark)
+        if shown.astext().strip() or any(True for _ in shown.findall(nodes.image)):
+            chunks.append(shown.children)
+            cells.append(nbformat.v4.new_markdown_cell())
+        prose.clear()
+
+    def walk(node: nodes.Element, depth: int) -> None:
+        for child in node.children:
+            if _is_cell(child) and _shows_code(child):
+                flush()
+                shown = executed.cells[child["cell_index"]]
+                cells.append(
+                    nbformat.v4.new_code_cell(shown.source, outputs=shown.get("outputs", []))
+                )
+            elif isinstance(child, nodes.section):
+                walk(child, depth + 1)
+            elif isinstance(child, nodes.title):
+                flush()
+                cells.append(nbformat.v4.new_markdown_cell(f"{'#' * depth} {child.astext()}"))
+            elif not _is_cell(child) and any(True for _ in child.findall(_is_cell)):
+                walk(child, depth)
+            else:
+                prose.append(child.deepcopy())
+
+    walk(doctree, 0)
+    flush()
+    if not any(cell.cell_type == "code" for cell in cells):
+        return None
+    empty = [cell for cell in cells if cell.cell_type == "markdown" and not cell.source]
+    for cell, html in zip(empty, _prose_html(builder, chunks, page_url), strict=True):
+        cell.source = html
+    notebook = nbformat.v4.new_notebook(cells=[setup_cell(site), *cells])
+    notebook.metadata = {
+        k: executed.metadata[k] for k in ("kernelspec", "language_info") if k in executed.metadata
+    }
+    return notebook
+
+
+def offer_notebook(app, pagename, templatename, context, doctree) -> None:
+    """`html-page-context` (before the theme's buttons): keep the executed notebook beside the
+    pages, and publish the reader's."""
+    build = Path(app.outdir).parent
+    executed = executed_notebook(build, app.config.nb_execution_cache_path, pagename)
+    if executed is None or doctree is None:
         return
-    notebook = for_readers(notebook)
-    notebook.cells.insert(0, setup_cell(app.config.html_baseurl))
+    kept = build / OUTPUTS / f"{pagename}.ipynb"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(executed, kept)
+    notebook = reader_notebook(app.builder, doctree, executed, app.config.html_baseurl, pagename)
     published = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+    if notebook is None:
+        published.unlink(missing_ok=True)
+        return
     published.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, published)
     context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def no_source_download(app, pagename, templatename, context, doctree) -> None:
+    """`html-page-context` (after the theme's buttons): the download menu offers the reader's
+    notebook, not the page's source, whose cells check the book."""
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "download-buttons":
+            group["buttons"] = [
+                b for b in group["buttons"] if b.get("label") != "download-source-button"
+            ]
