@@ -46,8 +46,8 @@ def _async_default() -> Observation:
     return Observation(
         expected={"jax_cpu_enable_async_dispatch": True},
         observed={"jax_cpu_enable_async_dispatch": value},
-        said="Read from jax.config in this process, where the book never sets it: "
-        f"jax_cpu_enable_async_dispatch is {words}.",
+        said="Read from `jax.config` in a process that had not set it: "
+        f"`jax_cpu_enable_async_dispatch` is {words}.",
     )
 
 
@@ -136,7 +136,7 @@ def _implicit() -> Observation:
             "left afterwards ms": [round(s * 1e3, 2) for s in left.values()],
         },
         said=f"The cell above, run again on a 2000 × 2000 matrix of ones, whose computation "
-        f"took {computation * 1e3:.1f} ms: afterwards block_until_ready still waited "
+        f"alone took {computation * 1e3:.1f} ms: afterwards `block_until_ready` still waited "
         + "; ".join(f"{s * 1e3:.2f} ms after `{name}`" for name, s in left.items())
         + ".",
     )

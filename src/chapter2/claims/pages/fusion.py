@@ -30,6 +30,11 @@ def _alike(same: bool) -> str:
     return "identical" if same else "different"
 
 
+def _how_many(count: int, of: int) -> str:
+    """`count` of `of` kernels in words: "none of the 4 kernels", "2 of the 4 kernels"."""
+    return f"{'none' if count == 0 else count} of the {counted(of, 'kernel')}"
+
+
 @claim("same-key-identical-arrays")
 def _same_key() -> Observation:
     old = jax.random.PRNGKey(0)
@@ -183,6 +188,6 @@ def _softmax_without_ynn() -> Observation:
         },
         said="The softmax by hand, compiled again with YNNPACK fusion off as in the cell above, "
         f"for a 1000 × 1000 matrix of ones: {_kernels(found)}; "
-        f"{sum('exponential' in ops for ops in reductions)} of the "
-        f"{counted(len(reductions), 'kernel')} with a reduction also hold the exponential.",
+        f"{_how_many(sum('exponential' in ops for ops in reductions), len(reductions))} "
+        "with a reduction also computed the exponential.",
     )

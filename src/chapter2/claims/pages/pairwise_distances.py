@@ -22,6 +22,11 @@ def _points(shift: float = 0.0):
     return jax.random.normal(kx, (N, D)) + shift, jax.random.normal(ky, (M, D)) + shift
 
 
+def _of_entries(count: int, size: int) -> str:
+    """How many of `size` entries, in words: "all 120 entries", "3 of the 120 entries"."""
+    return f"all {size} entries" if count == size else f"{count} of the {size} entries"
+
+
 @claim("same-key-prefix")
 def _same_key_prefix() -> Observation:
     key = jax.random.PRNGKey(0)
@@ -210,6 +215,6 @@ def _sqrt_gradient() -> Observation:
         },
         said=f"Took jax.grad of the summed distances of 40 random 3-D points (key 11) to "
         f"themselves: "
-        f"v1's gradient has {counted(nans, 'nan')} among its {naive.size} entries, "
+        f"{_of_entries(nans, naive.size)} of v1's gradient were nan, "
         f"the double-where version's is {'finite' if finite else 'not finite everywhere'}.",
     )

@@ -76,9 +76,9 @@ def _stablehlo_then_hlo() -> Observation:
             "StableHLO ops": stablehlo_ops(low),
         },
         said=f"Traced a * sin(x) + b for an 8 × 8 x and the scalars 2.0 and 1.0: its jaxpr has "
-        f"{counted(len(eqns), 'equation')}; the lowered text starts with {low.split()[0]!r}, "
-        f"{'mentions' if 'HloModule' in low else 'never mentions'} HloModule and adds "
-        f"{lowering_added}, and the compiled text starts with {opt.split()[0]!r}.",
+        f"{counted(len(eqns), 'equation')}; the lowered text starts with `{low.split()[0]}`, "
+        f"{'mentions' if 'HloModule' in low else 'never mentions'} `HloModule` and adds "
+        f"{lowering_added}, and the compiled text starts with `{opt.split()[0]}`.",
     )
 
 
