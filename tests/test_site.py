@@ -146,7 +146,7 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
 
 # The reader's contents, part by part, and the build's records apart (index.md's toctrees).
 READER_PARTS = ["Getting started", "Chapter 2", "Going further", "Practice and reference"]
-RECORDS = "The build's records, for maintainers"
+RECORDS = "For maintainers"
 BUILD_PAGES = {"claims-matrix", "checks", "drift-report", "execution-statistics"}
 
 
@@ -259,6 +259,7 @@ def test_every_page_with_visible_code_offers_it_as_a_notebook_of_prose_and_code(
     """A page's notebook holds its visible code cells, as the page has them, and its prose as
     the site renders it: no MyST, no check, no hidden cell; a page without code offers none."""
     myst = ["verify(", "(claim-", "{glue", "```{", ":::{", "{doc}", "{ref}", "myst_nb"]
+    marks = ["claim-mark", "claim-verdict", 'id="claim-']
     for page in NOTEBOOK_PAGES:
         shown = visible_cells(page)
         published = HTML / "_sources" / f"{page}.ipynb"
@@ -269,7 +270,9 @@ def test_every_page_with_visible_code_offers_it_as_a_notebook_of_prose_and_code(
         code = [c.source for c in notebook.cells[1:] if c.cell_type == "code"]
         assert code == shown, f"{page}: the notebook's code is not the page's visible code"
         text = "".join(cell.source for cell in notebook.cells)
-        assert [word for word in myst if word in text] == [], page
+        assert [word for word in myst + marks if word in text] == [], page
+        assert not re.search(r"checked on JAX \d", text), f"{page}: a mark in the notebook"
+        assert not re.search(r'admonition-title">[^<]*</p>\s*<p class="admonition-title', text)
         assert "<p>" in text, f"{page}: no prose"
         prose = [c.source for c in notebook.cells if c.cell_type == "markdown"]
         markdown = MarkdownIt("commonmark")  # Jupyter's Markdown keeps raw HTML as CommonMark

@@ -12,7 +12,7 @@ import nbformat
 from docutils import nodes
 
 from book.cache import opened
-from book.verdicts import VERDICT_ATTRIBUTE
+from chapter2.claims.registry import VERDICT_MIME
 
 WHEELS = "_wheels"
 OUTPUTS = "outputs"  # the build's executed notebooks, beside the HTML folder
@@ -35,8 +35,8 @@ if _needs_install():
     site = os.environ.get("BOOK_SITE", "{site}").rstrip("/")  # where the wheel is published
     if not site:
         raise RuntimeError(
-            "This notebook needs jax=={jax} and the book's chapter2 package: "
-            "pip install 'jax=={jax}', and pip install . in the book's repository."
+            "This notebook comes from a book built without its site's address: install "
+            "'jax=={jax}', and the book's chapter2 package from the book's repository."
         )
     wheel = f"chapter2 @ {{site}}/{wheels}/{wheel}"
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "jax=={jax}", wheel])
@@ -104,26 +104,32 @@ def _shows_code(cell: nodes.Element) -> bool:
     )
 
 
-def _is_mark(node: nodes.Node) -> bool:
-    return isinstance(node, nodes.Element) and VERDICT_ATTRIBUTE in node
+def _checks(cell: nbformat.NotebookNode) -> bool:
+    """Whether an executed cell checks a statement (its output is a verdict: the mark)."""
+    return any(VERDICT_MIME in output.get("data", {}) for output in cell.get("outputs", []))
 
 
 CELL_BREAK = "<!-- the next notebook cell -->"
 
 
-def _prose_html(builder, chunks: list[list[nodes.Node]], page_url: str) -> list[str]:
-    """Each chunk of prose as the site renders it, its links absolute where the site's address
-    is known: all in one rendering (a rendering applies every transform, and costs)."""
-    whole = nodes.container()
+def _prose_html(builder, page, chunks: list[list[nodes.Node]], page_url: str) -> list[str]:
+    """Each chunk of prose as the page's translator writes it (the page's transforms are done;
+    applying them again would add a second title to a warning), in one pass; its links
+    absolute where the site's address is known, its anchors left to the site."""
+    whole = nodes.document(page.settings, page.reporter)
     for chunk in chunks:
         whole += nodes.raw("", CELL_BREAK, format="html")
         whole.extend(chunk)
     whole += nodes.raw("", CELL_BREAK, format="html")
+    for node in whole.findall(nodes.Element):
+        node["ids"] = []
     for link in whole.findall(nodes.reference):
         if page_url and link.get("refuri") and not urlparse(link["refuri"]).scheme:
             link["refuri"] = urljoin(page_url, link["refuri"])
-    parts = builder.render_partial(whole)["fragment"].split(CELL_BREAK)
-    return [_one_html_block(part) for part in parts[1:-1]]  # the container's own tags aside
+    translator = builder.create_translator(whole, builder)
+    whole.walkabout(translator)
+    parts = "".join(translator.fragment).split(CELL_BREAK)
+    return [_one_html_block(part) for part in parts[1:-1]]
 
 
 def _one_html_block(html: str) -> str:
@@ -142,21 +148,19 @@ def reader_notebook(builder, doctree, executed, site: str, pagename: str):
 
     def flush() -> None:
         shown = nodes.container("", *prose)
-        for mark in list(shown.findall(_is_mark)):
-            mark.parent.remove(mark)
         if shown.astext().strip() or any(True for _ in shown.findall(nodes.image)):
-            chunks.append(shown.children)
+            chunks.append(list(prose))
             cells.append(nbformat.v4.new_markdown_cell())
         prose.clear()
 
     def walk(node: nodes.Element, depth: int) -> None:
         for child in node.children:
-            if _is_cell(child) and _shows_code(child):
+            ran = executed.cells[child["cell_index"]] if _is_cell(child) else None
+            if ran is not None and _checks(ran):
+                continue  # the mark of the statement above: the site's, not the notebook's
+            if ran is not None and _shows_code(child):
                 flush()
-                shown = executed.cells[child["cell_index"]]
-                cells.append(
-                    nbformat.v4.new_code_cell(shown.source, outputs=shown.get("outputs", []))
-                )
+                cells.append(nbformat.v4.new_code_cell(ran.source, outputs=ran.get("outputs", [])))
             elif isinstance(child, nodes.section):
                 walk(child, depth + 1)
             elif isinstance(child, nodes.title):
@@ -165,14 +169,14 @@ def reader_notebook(builder, doctree, executed, site: str, pagename: str):
             elif not _is_cell(child) and any(True for _ in child.findall(_is_cell)):
                 walk(child, depth)
             else:
-                prose.append(child.deepcopy())
+                prose.append(child)
 
     walk(doctree, 0)
     flush()
     if not any(cell.cell_type == "code" for cell in cells):
         return None
     empty = [cell for cell in cells if cell.cell_type == "markdown" and not cell.source]
-    for cell, html in zip(empty, _prose_html(builder, chunks, page_url), strict=True):
+    for cell, html in zip(empty, _prose_html(builder, doctree, chunks, page_url), strict=True):
         cell.source = html
     notebook = nbformat.v4.new_notebook(cells=[setup_cell(site), *cells])
     notebook.metadata = {
@@ -191,7 +195,10 @@ def offer_notebook(app, pagename, templatename, context, doctree) -> None:
     kept = build / OUTPUTS / f"{pagename}.ipynb"
     kept.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(executed, kept)
-    notebook = reader_notebook(app.builder, doctree, executed, app.config.html_baseurl, pagename)
+    # A fresh copy: writing the page added to its doctree (an admonition's title, for one).
+    page = app.env.get_and_resolve_doctree(pagename, app.builder)
+    page.settings = doctree.settings  # with the writer's settings, as the page was written
+    notebook = reader_notebook(app.builder, page, executed, app.config.html_baseurl, pagename)
     published = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     if notebook is None:
         published.unlink(missing_ok=True)

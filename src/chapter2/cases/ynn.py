@@ -3,8 +3,8 @@ hands to the YNNPACK library (a fusion of kind=kCustom, "__ynn_fusion").
 
 Two programs: the one of jax-ml/jax#39103 (a vmapped matrix-vector product, squared and
 summed, over 32,769 rows), which `jit` got wrong under one jaxlib release while eager
-execution got it right; and the specification's `jnp.sum(W_const @ x)` with a captured n x n
-matrix, reported wrong on another machine, whose compiled form this module reads.
+execution got it right; and a neighbour under suspicion, `jnp.sum(W_const @ x)` with a
+captured n x n matrix, whose result and compiled form this module reads.
 """
 
 from dataclasses import dataclass
@@ -78,7 +78,7 @@ def jit_against_eager(rows: int = REPORTED_ROWS) -> dict:
     return found
 
 
-# --- the specification's report: jnp.sum(W_const @ x) with a captured n x n matrix --------
+# --- the neighbour under suspicion: jnp.sum(W_const @ x) with a captured n x n matrix -----
 
 SIZES = (32, 48, 63, 64, 96, 128)
 
