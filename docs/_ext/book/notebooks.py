@@ -10,6 +10,7 @@ from urllib.parse import urljoin, urlparse
 
 import nbformat
 from docutils import nodes
+from sphinx.util import logging
 
 from book.cache import opened
 from chapter2.claims.registry import VERDICT_MIME
@@ -196,7 +197,9 @@ def offer_notebook(app, pagename, templatename, context, doctree) -> None:
     kept.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(executed, kept)
     # A fresh copy: writing the page added to its doctree (an admonition's title, for one).
-    page = app.env.get_and_resolve_doctree(pagename, app.builder)
+    # Resolving it again repeats the page's warnings, which the page has already given.
+    with logging.suppress_logging():
+        page = app.env.get_and_resolve_doctree(pagename, app.builder)
     page.settings = doctree.settings  # with the writer's settings, as the page was written
     notebook = reader_notebook(app.builder, page, executed, app.config.html_baseurl, pagename)
     published = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
