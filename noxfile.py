@@ -6,13 +6,12 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import nox
 
 ROOT = Path(__file__).parent
-sys.path.insert(0, str(ROOT / "src"))
-from chapter2.releases import baseline_jax  # noqa: E402 - the package's pin; imports no JAX
 
 # Where every session writes (the book, its caches, drift builds, claims, benchmarks);
 # BOOK_BUILD_DIR moves it all. `nox -s record` copies what is kept into data/.
@@ -35,15 +34,37 @@ nox.options.reuse_venv = "yes"  # a prose edit rebuilds the book, not its enviro
 
 
 def find_python() -> str | None:
-    """A Python >= 3.12 (JAX 0.12 needs it): this one, one on PATH, or a pyenv version."""
-    candidates = [sys.executable, *(shutil.which(f"python3.{m}") for m in (13, 12, 14))]
+    """A Python >= 3.12 (JAX 0.12 needs it): this one, a pyenv version, or one on PATH. Only a
+    command on PATH is asked its version (a pyenv shim may name one that is not installed)."""
+    if sys.version_info >= (3, 12):
+        return sys.executable
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-    candidates += sorted(str(p) for p in pyenv.glob("versions/3.1[2-9]*/bin/python3"))
+    for found in sorted(pyenv.glob("versions/3.1[2-9]*/bin/python3")):
+        return str(found)
     ask = "import sys; sys.exit(sys.version_info < (3, 12))"
-    for candidate in filter(None, candidates):
+    for candidate in filter(None, (shutil.which(f"python3.{m}") for m in (13, 12, 14))):
         if subprocess.run([candidate, "-c", ask], capture_output=True, check=False).returncode == 0:
             return candidate
     return None
+
+
+def baseline_jax() -> str:
+    """The JAX release the book is written against: the `baseline` extra's jax== pin."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    return next(pin.removeprefix("jax==") for pin in extras["baseline"] if pin.startswith("jax=="))
+
+
+def wheel_is_current(folder: Path) -> bool:
+    """Whether `folder` holds the reader's wheel, built after the last change to its sources."""
+    wheels = [w.stat().st_mtime for w in folder.glob("chapter2-*.whl")]
+    sources = [
+        ROOT / "pyproject.toml",
+        *(ROOT / "src").rglob("*.py"),
+        *(ROOT / "src").rglob("*.json"),
+    ]
+    return bool(wheels) and min(wheels) > max(s.stat().st_mtime for s in sources)
 
 
 PYTHON = find_python()
@@ -81,8 +102,10 @@ def docs(session: nox.Session) -> None:
     except nox.command.CommandFailed:
         session.error("the book did not build cleanly: the problems are listed above")
     # The reader's wheel, which a downloaded notebook installs from the site (book.notebooks).
-    wheels = str(BUILD / "html" / "_wheels")
-    session.run("uv", "build", "-q", "--wheel", "--out-dir", wheels, ".", external=True)
+    wheels = BUILD / "html" / "_wheels"
+    if not wheel_is_current(wheels):
+        shutil.rmtree(wheels, ignore_errors=True)
+        session.run("uv", "build", "-q", "--wheel", "--out-dir", str(wheels), ".", external=True)
     session.log(f"Open {BUILD / 'html' / 'index.html'} in a browser.")
 
 
@@ -186,6 +209,14 @@ def reader(session: nox.Session) -> None:
     out = BUILD / "reader"
     shutil.rmtree(out, ignore_errors=True)
     session.run("python", "tools/reader_code.py", str(BUILD / "html"), str(out), *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def scripts(session: nox.Session) -> None:
+    """Every page's code as a plain script with a stand-in GPU (or the pages given): each runs
+    to the end, and its verdicts are judged on the device its page names."""
+    _install(session, "baseline,docs")
+    session.run("python", "tools/pages_as_scripts.py", *session.posargs)
 
 
 @nox.session(python=PYTHON)

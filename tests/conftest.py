@@ -26,8 +26,6 @@ def toctree(name: str | None = None) -> list[str]:
 
 
 READING_ORDER = ["index", *toctree()]
-# The last line of the setup cell of a page about the CPU (CONTRIBUTING.md, "Writing a page").
-PIN_CPU = 'jax.config.update("jax_default_device", jax.devices("cpu")[0])'
 CHAPTER = toctree("Chapter 2")
 
 

@@ -6,8 +6,11 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from conftest import HTML, ROOT
 from helpers import FRONT_MATTER, OUTER_ENV
+
+pytestmark = pytest.mark.slow  # it builds a copy of the repository
 
 NEW_PAGE = """# Checked sums
 

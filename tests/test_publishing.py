@@ -83,3 +83,15 @@ def test_every_workflow_that_deploys_to_pages_publishes_the_same_assembled_site(
     assert sorted(deploying) == ["book.yml", "drift.yml"]
     conf = (ROOT / "docs/conf.py").read_text()
     assert 'html_baseurl = os.environ.get("BOOK_BASEURL", "")' in conf
+
+
+def test_what_ci_tries_on_a_page_or_two_runs_on_every_page_each_week():
+    """CI runs each page's code once (the build); the whole book again, as a reader and as a
+    script with a stand-in GPU, is the scheduled workflow's."""
+    jobs = yaml.safe_load((WORKFLOWS / "drift.yml").read_text())["jobs"]
+    runs = {
+        step.get("run", "").split("#")[0].strip() for job in jobs.values() for step in job["steps"]
+    }
+    assert {"nox -s reader", "nox -s scripts"} <= runs
+    ci = re.search(r"^nox -s [\w ]+$", (ROOT / ".ci" / "run").read_text(), re.M)[0]
+    assert {"reader", "scripts"}.isdisjoint(ci.split())

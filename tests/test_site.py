@@ -7,8 +7,10 @@ import re
 import jupytext
 import nbformat
 import pytest
-from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, PIN_CPU, ROOT, toctree
+from book.dependencies import code_cells
+from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, ROOT, toctree
 from markdown_it import MarkdownIt
+from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
 from chapter2.claims import Kind, claims
 
@@ -396,3 +398,11 @@ def test_the_drift_page_sums_up_every_committed_report_newest_first(site):
             assert cause["name"] in section
     downloads = re.findall(r'href="_downloads/\w+/report\.md"', site["drift-report.html"])
     assert len(downloads) == len(reports)
+
+
+@pytest.mark.parametrize("page", NOTEBOOK_PAGES)
+def test_a_pages_code_is_plain_python_without_ipython_magics(page):
+    """What `nox -s scripts` runs as a plain script: no line IPython alone understands."""
+    for cell in code_cells((DOCS / f"{page}.md").read_text()):
+        magics = [line for line in cell.splitlines() if line.lstrip().startswith(("%", "!"))]
+        assert magics == [], f"{page}: {magics}"
