@@ -93,19 +93,53 @@ def test_calls_timed_together_take_turns_each_settled_by_an_untimed_run():
     assert [r.n for r in timed.values()] == [3, 3]
 
 
-def test_a_cheap_call_beside_a_costly_one_reads_its_own_time(monkeypatch):
-    """A call that runs right after another one pays for what that one disturbed (here 100
-    units on a fake clock): the time recorded is the call's own, 1 and 50."""
+def fake_clock(monkeypatch):
+    """A clock only the calls move, and a call of `cost` seconds that pays `penalty` more
+    when another call ran just before it (what that one disturbed)."""
     clock, last = [0.0], [None]
     monkeypatch.setattr(timing, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
 
-    def call(name, cost):
+    def call(name, cost, penalty=0.0, log=None):
         def run():
-            clock[0] += cost + (100 if last[0] not in (None, name) else 0)
+            clock[0] += cost + (penalty if last[0] not in (None, name) else 0)
             last[0] = name
+            if log is not None:
+                log.append(name)
 
         return run, ()
 
-    timed = bench_together({"cheap": call("cheap", 1), "costly": call("costly", 50)}, n=5)
-    assert (timed["cheap"].median, timed["costly"].median) == (1, 50)
-    assert (timed["cheap"].high, timed["costly"].high) == (1, 50)
+    return call
+
+
+def test_a_cheap_call_beside_a_costly_one_reads_its_own_time(monkeypatch):
+    """A call that runs right after another one pays for what that one disturbed (here
+    0.1 s): the time recorded is the call's own, 1 ms and 10 ms."""
+    call = fake_clock(monkeypatch)
+    cheap, costly = call("cheap", 0.001, 0.1), call("costly", 0.010, 0.1)
+    timed = bench_together({"cheap": cheap, "costly": costly}, n=5)
+    medians = (timed["cheap"].median, timed["costly"].median)
+    assert medians == pytest.approx((0.001, 0.010))
+    assert (timed["cheap"].high, timed["costly"].high) == pytest.approx((0.001, 0.010))
+
+
+def test_a_long_call_is_not_run_twice_a_round(monkeypatch):
+    log = []
+    call = fake_clock(monkeypatch)
+    bench_together(
+        {"short": call("short", 0.001, log=log), "long": call("long", 0.2, log=log)}, n=3
+    )
+    assert log[-9:] == ["short", "short", "long"] * 3
+
+
+def test_rounds_stop_once_the_spreads_are_apart(monkeypatch):
+    call = fake_clock(monkeypatch)
+    timed = bench_together({"a": call("a", 0.001), "b": call("b", 0.002)}, n=40)
+    assert [r.n for r in timed.values()] == [timing.FIRST_LOOK] * 2
+
+
+def test_calls_that_stay_close_run_every_round_within_the_budget(monkeypatch):
+    call = fake_clock(monkeypatch)
+    timed = bench_together({"a": call("a", 0.001), "b": call("b", 0.001)}, n=40)
+    assert [r.n for r in timed.values()] == [40, 40]
+    timed = bench_together({"a": call("a", 0.04), "b": call("b", 0.04)}, n=40, budget=1.5)
+    assert timed["a"].n == timing.FIRST_LOOK + timing.LOOK_EVERY  # 1.12 s at 7 rounds, 2.08 at 13

@@ -60,16 +60,30 @@ class BenchResult:
 
 
 WARM_UP = (3, 0.05)  # calls and seconds, at the least, before the timed runs
+# Rounds, at the least, and how many more between two looks at the spreads: looking after
+# every round would stop at the first chance overlap-free moment of two equal calls.
+FIRST_LOOK, LOOK_EVERY = 7, 6
+SETTLE_BELOW = 0.05  # seconds: a call shorter than this runs untimed before each timed run
 
 
-def bench_together(calls: dict[str, tuple[Callable, tuple]], n: int = 20) -> dict[str, BenchResult]:
-    """Time several calls `name: (f, args)` in turns: each of `n` rounds runs every call,
-    waited for, so a machine that speeds up or slows down meanwhile affects them all alike.
+def apart(a: "BenchResult", b: "BenchResult") -> bool:
+    """Whether the middle halves of two timings' runs do not overlap."""
+    return a.high < b.low or b.high < a.low
+
+
+def bench_together(
+    calls: dict[str, tuple[Callable, tuple]], n: int = 20, budget: float = 2.0
+) -> dict[str, BenchResult]:
+    """Time several calls `name: (f, args)` in turns: each round runs every call, waited
+    for, so a machine that speeds up or slows down meanwhile affects them all alike.
     Each call first warms up (the first call compiles, the next few settle caches and
-    threads), and in every round it runs once untimed right before its timed run: a cheap
-    call timed right after an expensive one would otherwise pay for the caches and memory
-    its neighbour disturbed (a 0.02 ms call measured 0.17 ms that way). So each call reads
-    its own time, as if timed alone."""
+    threads), and in every round a call shorter than SETTLE_BELOW runs once untimed right
+    before its timed run: a cheap call timed right after an expensive one would otherwise
+    pay for the caches and memory its neighbour disturbed (a 0.02 ms call measured 0.17 ms
+    that way; refilling this CPU's 32 MiB cache costs a longer call a few percent at most).
+    So each call reads its own time, as if timed alone. Rounds stop once every two calls'
+    spreads are apart (looked at after FIRST_LOOK rounds, then every LOOK_EVERY), after
+    `budget` seconds of rounds, or after `n` rounds: more would not change what they say."""
     import jax  # noqa: PLC0415 - imported when first used
 
     def run(f: Callable, args: tuple) -> float:
@@ -77,22 +91,33 @@ def bench_together(calls: dict[str, tuple[Callable, tuple]], n: int = 20) -> dic
         jax.block_until_ready(f(*args))
         return time.perf_counter() - start
 
-    for f, args in calls.values():
+    settled = set()
+    for name, (f, args) in calls.items():
         done, spent = 0, 0.0
         while done < WARM_UP[0] or spent < WARM_UP[1]:
             spent += run(f, args)
             done += 1
+        if spent / done < SETTLE_BELOW:
+            settled.add(name)
     times: dict[str, list[float]] = {name: [] for name in calls}
-    for _ in range(n):
+    started = time.perf_counter()
+    for rounds in range(1, n + 1):
         for name, (f, args) in calls.items():
-            run(f, args)  # settles what the previous call disturbed
+            if name in settled:
+                run(f, args)  # settles what the previous call disturbed
             times[name].append(run(f, args))
+        if rounds >= FIRST_LOOK and (rounds - FIRST_LOOK) % LOOK_EVERY == 0:
+            timed = [BenchResult(tuple(runs)) for runs in times.values()]
+            pairs = [(a, b) for i, a in enumerate(timed) for b in timed[i + 1 :]]
+            if all(apart(a, b) for a, b in pairs) or time.perf_counter() - started > budget:
+                break
     return {name: BenchResult(tuple(runs)) for name, runs in times.items()}
 
 
-def bench(f: Callable, *args, n: int = 20) -> BenchResult:
-    """Time `f(*args)` alone: `bench_together` with one call."""
-    return bench_together({"": (f, args)}, n)[""]
+def bench(f: Callable, *args, n: int = 20, budget: float = 2.0) -> BenchResult:
+    """Time `f(*args)` alone: `bench_together` with one call (at most `n` runs, or `budget`
+    seconds of them, past FIRST_LOOK)."""
+    return bench_together({"": (f, args)}, n, budget)[""]
 
 
 @dataclass(frozen=True)
@@ -107,11 +132,11 @@ class Comparison:
     @property
     def verdict(self) -> str:
         """faster or slower when the spreads (middle halves of the runs) do not overlap."""
+        if not apart(self.a, self.b):
+            return "indistinguishable"
         if self.a.high < self.b.low:
             return "faster"
-        if self.b.high < self.a.low:
-            return "slower"
-        return "indistinguishable"
+        return "slower"
 
     @property
     def ratio(self) -> float:
