@@ -44,12 +44,14 @@ def test_a_missed_target_fails_the_benchmark_and_keeps_the_times(tmp_path, monke
     runs = RECORDED["runs"].items()
     builds = {name: (r["seconds"], r["executed"]) for name, r in runs}
     builds[build_benchmark.CODE] = (5.0, ["fusion", "profiling"])  # one page too many
-    monkeypatch.setattr(build_benchmark, "measure", lambda: builds)
+    record = {"pages": {"fusion": {"seconds": 5.0, "comparisons": []}}}
+    monkeypatch.setattr(build_benchmark, "measure", lambda: (builds, record))
     out = tmp_path / "build.json"
     assert build_benchmark.main(["--out", str(out)]) == 1
     report = json.loads(out.read_text())
     assert not report["runs"][build_benchmark.CODE]["met"]
     assert report["runs"][build_benchmark.CLEAN]["seconds"] == builds[build_benchmark.CLEAN][0]
+    assert report["clean build, seconds per page"] == {"fusion": 5.0}
     assert "| (e) code edit in fusion | 5.0 | fusion, profiling | fusion only: **missed** |" in (
         capsys.readouterr().out
     )

@@ -1,13 +1,14 @@
 """The build's contract, proven on throwaway books that use the real docs/conf.py and docs layer."""
 
 import json
+import pickle
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 from book.cache import opened
-from book.failures import AFTER_A_FAILURE
+from book.record import AFTER_A_FAILURE, failing_cells, read_record
 from conftest import ROOT
 from helpers import FRONT_MATTER, build, last_lines, make_book, make_site
 
@@ -44,9 +45,17 @@ def test_every_failing_cell_is_named_at_the_end_at_its_file_and_line(tmp_path):
     (cache,) = (docs / "_build" / ".jupyter_cache").iterdir()
     with opened(cache) as records:  # a page with a failing cell is executed again next time
         assert {Path(r.uri).stem for r in records.list_cache_records()} == {"fine"}
-    report = json.loads((docs / "_build" / "failed-pages.json").read_text())
-    assert [p["path"] for p in report] == ["docs/first.md", "docs/first.md", "docs/second.md"]
+    record = read_record(docs / "_build")  # the summary's one source: no warning file is read
+    assert [c["path"] for c in failing_cells(record)] == [
+        "docs/first.md",
+        "docs/first.md",
+        "docs/second.md",
+    ]
+    assert not (docs / "_build" / "warnings.txt").exists()
     assert (docs / "_build" / "failed-pages.txt").read_text().strip() in output
+    env = pickle.loads((docs / "_build" / "doctrees" / "environment.pickle").read_bytes())
+    assert [name for name in vars(env) if name.startswith("book")] == []  # the domain holds it
+    assert set(env.domaindata["book"]["pages"]) == {"index", "first", "fine", "second"}
 
 
 BAD_EDITS = {  # page -> (its broken content, what the end of the build must say of it)
@@ -77,7 +86,8 @@ def test_every_problem_is_named_at_the_end_of_every_build_until_it_is_fixed(tmp_
     index.write_text(index.read_text().replace("reference\n", "reference\norphan\n"))
     result = build(docs)
     assert result.returncode == 0, result.stdout
-    assert not (docs / "_build" / "failed-pages.json").exists()
+    assert read_record(docs / "_build")["problems"] == []
+    assert not (docs / "_build" / "failed-pages.txt").exists()
 
 
 def test_a_drifted_claim_fails_the_build_naming_the_claim(tmp_path):
@@ -209,10 +219,10 @@ def test_a_failing_cell_does_not_stop_its_page(tmp_path):
         tmp_path, {"page": ["print('before')", "1 / 0", "print('after ' * 2)", "int('x')"]}
     )
     build(docs)
-    report = json.loads((docs / "_build/failed-pages.json").read_text())
-    assert [p["message"].splitlines()[0] for p in report] == [
-        "ZeroDivisionError: division by zero",
-        AFTER_A_FAILURE,
+    cells = failing_cells(read_record(docs / "_build"))
+    assert [(c["error"], c["after_a_failure"]) for c in cells] == [
+        ("ZeroDivisionError: division by zero", False),
+        ("ValueError: invalid literal for int() with base 10: 'x'", True),
     ]
     assert "after after" in (docs / "_build/html/page.html").read_text()
 
@@ -267,3 +277,12 @@ def test_a_site_holds_each_release_with_its_banner_verdicts_and_report(tmp_path)
     report = (site / "jax-0.10.2" / "drift-report.html").read_text()
     assert "<strong>demo-sum</strong>" in report
     assert "this JAX gave" in report
+    # the banner and the report count from the drift build's one record
+    build = tmp_path / "older" / "docs" / "_build"
+    pages = read_record(build)["pages"]
+    drifted = {
+        c for p in pages.values() for c, v in p["verdicts"].items() if v["status"] == "drifted"
+    }
+    assert drifted == {"demo-sum"}
+    reported = json.loads((build / "report.json").read_text())
+    assert {c["id"] for c in reported["changed_claims"]} == drifted

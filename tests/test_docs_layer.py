@@ -109,52 +109,58 @@ def test_a_failing_cell_says_its_error_then_its_last_lines():
     assert later.splitlines()[0] == failures.AFTER_A_FAILURE
 
 
-WARNING_FILE = """\
-{docs}/fusion.md:120: WARNING: ClaimDrift: claim 'fused' (page fusion) drifted on JAX 0.4.38.
-  edit:          docs/fusion.md:118 (what the book says)
-    | verify("fused")
-{docs}/fusion.md:130: WARNING: NameError: name 'fused' is not defined
-    | print(fused)
-{docs}/index.md:7: ERROR: Unknown directive type: 'nope'
-WARNING: a warning of no page
-"""
-
-
-def test_the_warning_file_becomes_problems_by_page_and_line(tmp_path):
-    docs = tmp_path / "docs"
-    problems = failures.read_warnings(WARNING_FILE.format(docs=docs), docs)
-    assert [(p["path"], p["line"]) for p in problems] == [
-        ("", 0),
-        ("docs/fusion.md", 120),
-        ("docs/fusion.md", 130),
-        ("docs/index.md", 7),
-    ]
-    assert problems[1]["message"].splitlines()[1].startswith("  edit:")
-
-
-def test_a_warning_keeps_its_unindented_lines_until_the_next_warning(tmp_path):
-    docs = tmp_path / "docs"
-    text = (
-        f'{docs}/a.md:3: ERROR: Unknown directive type "nope".\n\n```{{nope}}\nbody\n```\n'
-        f"{docs}/b.md:9: WARNING: undefined label: 'x'\n"
+def made_up_record() -> dict:
+    """A record as a build writes it: a drifted claim's cell, a later failing cell, a
+    warning after them on the same page, one on another page and one of no page."""
+    drift = (
+        "ClaimDrift: claim 'fused' (page fusion) drifted on JAX 0.4.38.\n"
+        "  edit:          docs/fusion.md:118 (what the book says)"
     )
-    first, second = failures.read_warnings(text, docs)
-    assert (first["path"], first["line"], second["path"]) == ("docs/a.md", 3, "docs/b.md")
-    assert first["message"].splitlines()[-1] == "```"
-    assert second["message"] == "undefined label: 'x'"
+    cells = [
+        {"line": 120, "cell": 'verify("fused")', "error": drift, "after_a_failure": False},
+        {
+            "line": 130,
+            "cell": "print(fused)",
+            "error": "NameError: name 'fused' is not defined",
+            "after_a_failure": True,
+        },
+    ]
+    fusion = {"path": "docs/fusion.md", "failing_cells": cells, "verdicts": {}}
+    index = {"path": "docs/index.md", "failing_cells": [], "verdicts": {}}
+    return {
+        "pages": {"fusion": fusion, "index": index},
+        "problems": [
+            {"path": "docs/fusion.md", "line": 140, "message": "undefined label: 'x'"},
+            {"path": "docs/index.md", "line": 7, "message": "Unknown directive type: 'nope'"},
+            {"path": "", "line": 0, "message": "a warning of no page"},
+        ],
+    }
 
 
-def test_the_summary_counts_every_problem_and_marks_what_follows_a_failure(tmp_path):
-    docs = tmp_path / "docs"
-    text = failures.summary(failures.read_warnings(WARNING_FILE.format(docs=docs), docs))
-    lines = text.splitlines()
-    assert lines[0] == "4 problems failed the build:"
+def test_the_summary_counts_every_problem_and_marks_what_follows_a_failure():
+    lines = failures.summary(made_up_record()).splitlines()
+    assert lines[0] == "5 problems failed the build:"
     assert lines[1] == "  (no page): a warning of no page"
-    assert lines[2].startswith("  docs/fusion.md:120: ClaimDrift: claim 'fused'")
-    knock_on = lines.index("  docs/fusion.md:130: " + failures.AFTER_A_FAILURE)
-    assert lines[knock_on + 1] == "    NameError: name 'fused' is not defined"
+    assert (
+        lines[2]
+        == "  docs/fusion.md:120: ClaimDrift: claim 'fused' (page fusion) drifted on JAX 0.4.38."
+    )
+    assert lines[3] == "        edit:          docs/fusion.md:118 (what the book says)"
+    assert lines[4] == '        | verify("fused")'
+    knock_ons = [i for i, line in enumerate(lines) if line.endswith(failures.AFTER_A_FAILURE)]
+    assert [lines[i].split(": ")[0] for i in knock_ons] == [
+        "  docs/fusion.md:130",
+        "  docs/fusion.md:140",
+    ]
+    assert lines[knock_ons[0] + 1] == "      NameError: name 'fused' is not defined"
+    assert lines[knock_ons[1] + 1] == "    undefined label: 'x'"
     assert lines[-1] == "  docs/index.md:7: Unknown directive type: 'nope'"
-    assert failures.AFTER_A_FAILURE not in lines[-1]
+
+
+def test_a_record_without_problems_has_no_summary():
+    record = made_up_record()
+    record["pages"]["fusion"]["failing_cells"], record["problems"] = [], []
+    assert failures.summary(record) is None
 
 
 def test_cache_folder_is_per_jax_and_prunes_only_its_own_stale_folders(tmp_path, monkeypatch):
@@ -381,3 +387,9 @@ def test_a_note_says_from_which_release_its_claims_hold_and_where_they_cannot_be
         "Holds as a whole from JAX 0.10.2; part of it holds from JAX 0.9.2, the first release "
         "where it can be checked; part of it holds in every release measured, 0.8.3 to 0.10.2."
     )
+
+
+def test_the_layer_hangs_nothing_of_its_own_on_the_sphinx_application():
+    """Its state lives in the `book` domain (book.record), not in attributes of `app`."""
+    layer = (DOCS / "_ext" / "book").glob("*.py")
+    assert [p.name for p in layer if re.search(r"\bapp\.book_\w+\s*=", p.read_text())] == []

@@ -6,8 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from chapter2.claims import drift, outputs
+from book import drift, outputs
 
 # The published notebooks of two pages, as the baseline book (JAX 0.12.0.1) and the drift
 # build under JAX 0.11.2 executed them on the build machine (figures' bytes emptied).

@@ -8,6 +8,7 @@ import jupytext
 import nbformat
 import pytest
 from book.dependencies import code_cells
+from book.record import checks_run, read_record
 from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, ROOT, toctree
 from markdown_it import MarkdownIt
 from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
@@ -406,3 +407,11 @@ def test_a_pages_code_is_plain_python_without_ipython_magics(page):
     for cell in code_cells((DOCS / f"{page}.md").read_text()):
         magics = [line for line in cell.splitlines() if line.lstrip().startswith(("%", "!"))]
         assert magics == [], f"{page}: {magics}"
+
+
+def test_each_claims_check_ran_once_in_the_build():
+    """A page that restates others' facts (the quiz, the summary) links their verdicts; no
+    check runs twice (counted from the build's record)."""
+    runs = checks_run(read_record(HTML.parent))
+    assert {claim: pages for claim, pages in runs.items() if len(pages) != 1} == {}
+    assert set(runs) == set(claims())

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from book import build as book_build
 from book.dependencies import page_dependencies
+from book.record import read_record
 from record_backend import notebook_pages, page_script, run_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,11 +76,13 @@ def edited(path: Path, change):
     return lambda: path.write_text(original)
 
 
-def measure() -> dict:
-    """Every run, in order, in a temporary folder: name -> (seconds, pages executed)."""
+def measure() -> tuple[dict, dict]:
+    """Every run, in order, in a temporary folder: name -> (seconds, pages executed); and
+    the clean build's record."""
     with tempfile.TemporaryDirectory() as folder:
         scratch = Path(folder)
         results = {FLOOR: floor(scratch), CLEAN: build(scratch / "build")}
+        clean = read_record(scratch / "build")  # before a rebuild writes another
         results[NOTHING] = build(scratch / "build")
         for name, path, change in EDITS:
             restore = edited(path, change)
@@ -88,7 +91,7 @@ def measure() -> dict:
             finally:
                 restore()
             build(scratch / "build")  # back to the unedited book before the next edit
-    return results
+    return results, clean
 
 
 def main(argv=None) -> int:
@@ -97,7 +100,7 @@ def main(argv=None) -> int:
         "--out", type=Path, default=ROOT / "docs" / "_build" / "benchmarks" / "build.json"
     )
     args = parser.parse_args(argv)
-    results = measure()
+    results, clean = measure()
     users = sorted(
         p.stem
         for p in notebook_pages()
@@ -123,6 +126,16 @@ def main(argv=None) -> int:
         "pages importing timing.py": users,
         "runs": runs,
         "clean build / floor": ratio,
+        "clean build, seconds per page": {
+            page: round(found["seconds"], 1)
+            for page, found in clean["pages"].items()
+            if found["seconds"] is not None
+        },
+        "clean build, timed verdicts": {
+            page: [[c["a"]["name"], c["b"]["name"], c["verdict"]] for c in found["comparisons"]]
+            for page, found in clean["pages"].items()
+            if found["comparisons"]
+        },
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")

@@ -13,6 +13,7 @@ from book import (
     notebooks,
     numbering,
     offline,
+    record,
     site,
     verdicts,
 )
@@ -52,14 +53,13 @@ def setup(app):
     app.add_directive("version-note", verdicts.VersionNote)
     app.add_node(verdicts.claims_matrix)
     app.add_node(verdicts.note_release)
-    app.connect("env-before-read-docs", verdicts.init_env)
-    app.connect("doctree-read", verdicts.collect_verdicts)
-    app.connect("env-purge-doc", verdicts.purge)
-    app.connect("env-get-updated", verdicts.rewrite_tables)
     app.connect("doctree-resolved", verdicts.fill_pages)
 
-    app.connect("env-get-outdated", failures.recheck)
-    app.connect("env-updated", failures.report_cells)
+    app.add_domain(record.BookDomain)
+    app.add_env_collector(record.BookCollector)
+    problems = record.ProblemLog(app)
+    app.connect("builder-inited", problems.attach)
+    app.connect("build-finished", problems.write)
     app.connect("env-get-outdated", notebooks.uncached)
     app.connect("build-finished", failures.forget_failed_pages)
     app.connect("html-page-context", notebooks.offer_notebook)  # before the theme's (501)

@@ -6,18 +6,19 @@ shares the machine); a failed build ends with its problems (book.failures).
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from book.failures import WARNINGS, write_report
+from book.failures import write_report
 
 OPTIONS = ["-n", "-W", "--keep-going", "-b", "html"]
 
 
 def command(source: Path | str, outdir: Path | str, *extra: str) -> list[str]:
     """The sphinx-build command line for the book."""
-    build = Path(outdir).parent  # beside the pages, never published with them
-    beside = ["--warning-file", str(build / WARNINGS), "--doctree-dir", str(build / "doctrees")]
-    return [sys.executable, "-m", "sphinx", *OPTIONS, *beside, *extra, str(source), str(outdir)]
+    doctrees = Path(outdir).parent / "doctrees"  # beside the pages, never published with them
+    options = [*OPTIONS, "--doctree-dir", str(doctrees), *extra]
+    return [sys.executable, "-m", "sphinx", *options, str(source), str(outdir)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,8 +27,9 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     source, outdir, *extra = args
+    started = time.time()
     done = subprocess.run(command(source, outdir, *extra), check=False)
-    said = write_report(Path(outdir).parent, Path(source).resolve())
+    said = write_report(Path(outdir).parent, started)
     if said is not None:
         print(f"\n{said}")
     return done.returncode

@@ -2,9 +2,8 @@
 toctree; a changed toctree writes every page again (their previous and next links)."""
 
 from sphinx import addnodes
-from sphinx.util import logging
 
-logger = logging.getLogger(__name__)
+from book.record import book_data
 
 
 def strip_chapter(app, env) -> list[str]:
@@ -32,11 +31,11 @@ def prefix_chapter(app, env) -> list[str]:
 
 def note_read(app, env, docnames: list[str]) -> None:
     """`env-before-read-docs`: remember which pages this build reads."""
-    env.book_read_now = set(docnames)
+    book_data(env).data["read_now"] = list(docnames)
 
 
 def rewrite_after_toctree_change(app, env) -> list[str]:
     """`env-get-updated`: every page, when a page holding a toctree was read again."""
-    if getattr(env, "book_read_now", set()) & set(env.toctree_includes):
+    if set(book_data(env).data["read_now"]) & set(env.toctree_includes):
         return sorted(env.found_docs)
     return []

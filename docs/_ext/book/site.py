@@ -16,10 +16,10 @@ from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 
-from book.failures import cell_failures
+from book.drift import anything_changed, build_report, cause_sentence, to_markdown
 from book.notebooks import executed_notebook
-from chapter2.claims.drift import anything_changed, build_report, cause_sentence, to_markdown
-from chapter2.claims.outputs import compare_builds
+from book.outputs import compare_builds
+from book.record import book_data, build_record, claims_report, failing_cells
 from chapter2.claims.registry import Status, counted
 from chapter2.releases import release_key
 
@@ -37,22 +37,27 @@ def read_report_again(app, env, added, changed, removed) -> list[str]:
 
 
 def read_report_last(app, env, docnames: list[str]) -> None:
-    """`env-before-read-docs`: the page drift-report is read last (Sphinx allows reordering)."""
-    env.book_build = str(Path(app.outdir).parent)
+    """`env-before-read-docs`: the page drift-report is read last (Sphinx allows reordering),
+    and knows where this build writes."""
+    book_data(env).data["build"] = str(Path(app.outdir).parent)
     if REPORT_PAGE in docnames:
         docnames.remove(REPORT_PAGE)
         docnames.append(REPORT_PAGE)
 
 
 def drift_report(env) -> dict:
-    """This drift build's report, also written beside its HTML folder."""
-    config, build = env.config, Path(env.book_build)
+    """This drift build's report, from what its pages recorded (read before this page), also
+    written beside its HTML folder."""
+    config, build = env.config, Path(book_data(env).data["build"])
+    record = build_record(env, [])
     cache = config.nb_execution_cache_path
     notebooks = {page: executed_notebook(build, cache, page) for page in sorted(env.found_docs)}
     baseline = Path(config.book_drift_baseline)
+    release = json.loads(Path(config.book_drift_claims).read_text())  # what this build plays
+    versions = {key: release[key] for key in ("jax", "jaxlib", "python", "recorded")}
     report = build_report(
-        json.loads(Path(config.book_drift_claims).read_text()),
-        cell_failures(env, build),
+        claims_report(record) | versions,
+        failing_cells(record),
         _read_json(config.book_drift_baseline_claims),
         compare_builds(baseline, {p: n for p, n in notebooks.items() if n})
         if baseline.is_dir()
@@ -64,13 +69,15 @@ def drift_report(env) -> dict:
 
 
 def banner(app, doctree, docname) -> None:
-    """`doctree-resolved`: a drift build's banner on each page, linking its report."""
-    claims = _read_json(app.config.book_drift_claims)
-    if claims is None:
+    """`doctree-resolved`: a drift build's banner on each page, linking its report; it counts
+    what the page recorded, as the report does."""
+    release = _read_json(app.config.book_drift_claims)
+    if release is None:
         return
-    jax, versions = claims["jax"], app.config.book_site_versions
+    jax, versions = release["jax"], app.config.book_site_versions
     baseline = versions[0] if versions else "the baseline"
-    shown = list(app.env.book_verdicts.get(docname, {}).values())
+    page = book_data(app.env).page(docname)
+    shown = list(page["verdicts"].values())
     differ = [v for v in shown if v["status"] == Status.DRIFTED]
     if not shown:
         said = "This page shows no claim."
@@ -81,15 +88,13 @@ def banner(app, doctree, docname) -> None:
         )
     else:
         said = f"Every claim this page shows holds under it ({len(shown)})."
-    report = getattr(app.env, "book_drift_report", None)
-    if report is not None and report["jax"] == jax:
-        failed = [c for c in report["failing_cells"] if c["page"] == docname]
-        if failed:
-            what = "what it prints" if len(failed) == 1 else "what they print"
-            said += (
-                f" {counted(len(failed), 'cell')} of this page failed: {what}, and the numbers "
-                "they give the prose, are missing."
-            )
+    failed = page["failing_cells"]
+    if failed:
+        what = "what it prints" if len(failed) == 1 else "what they print"
+        said += (
+            f" {counted(len(failed), 'cell')} of this page failed: {what}, and the numbers "
+            "they give the prose, are missing."
+        )
     said = f"This page was built with JAX {jax}, not the baseline JAX {baseline}. {said}"
     text = nodes.paragraph("", said)
     if docname != REPORT_PAGE:
@@ -109,9 +114,8 @@ class DriftReport(SphinxDirective):
     def run(self):
         config = self.env.config
         if config.book_drift_claims:  # its headings one level down, under the page's title
-            self.env.book_drift_report = drift_report(self.env)
-            lines = to_markdown(self.env.book_drift_report).splitlines()
-            return self._parsed([f"#{line}" if line.startswith("#") else line for line in lines])
+            report = drift_report(self.env)
+            return self._parsed(to_markdown(report, level=2).splitlines())
         reports = sorted(
             Path(config.book_drift_reports).glob("jax-*/report.json"),
             key=lambda p: release_key(p.parent.name.removeprefix("jax-")),

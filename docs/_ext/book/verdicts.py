@@ -14,12 +14,12 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from book.backends import NotRecorded, matrix_record, with_recorded
+from book.matrix import LEGEND, LINKED, since_text
+from book.record import VERDICT_ATTRIBUTE, book_data, home_verdicts
 from chapter2.claims.backends import claim_of, recorded_runs, status_there
-from chapter2.claims.matrix import LEGEND, LINKED, since_text
 from chapter2.claims.registry import VERDICT_MIME, Status
 
 logger = logging.getLogger(__name__)
-VERDICT_ATTRIBUTE = "book-verdict"  # the verdict's data, on the first node of its mark
 
 
 def escape(text: str) -> str:
@@ -130,15 +130,8 @@ class VerdictRenderer:
         rendered = renderer.render_markdown(
             replace(data, mime_type="text/markdown", content=content)
         )
-        rendered[0][VERDICT_ATTRIBUTE] = verdict  # collect_verdicts finds it there
+        rendered[0][VERDICT_ATTRIBUTE] = verdict  # the collector (book.record) finds it there
         return rendered
-
-
-def collect_verdicts(app, doctree) -> None:
-    """`doctree-read`: every verdict the page shows, from the nodes VerdictRenderer made."""
-    found = app.env.book_verdicts.setdefault(app.env.docname, {})
-    for node in doctree.findall(lambda n: isinstance(n, nodes.Element) and VERDICT_ATTRIBUTE in n):
-        found[node[VERDICT_ATTRIBUTE]["id"]] = node[VERDICT_ATTRIBUTE]
 
 
 # --- version notes and the matrix, filled once every page has been read ----------------------
@@ -160,7 +153,7 @@ class NeedsEveryPage(SphinxDirective):
     """A directive whose output waits for every page's verdicts and reads the matrix."""
 
     def note_page(self) -> None:
-        self.env.book_table_docs.add(self.env.docname)
+        book_data(self.env).page(self.env.docname)["needs_every_page"] = True
         if Path(self.config.book_claims_matrix).is_file():  # a new matrix: read again
             self.env.note_dependency(self.config.book_claims_matrix)
 
@@ -214,16 +207,6 @@ def read_matrix(path: str) -> dict:
     if not path or not Path(path).exists():
         return {"releases": [], "claims": {}}
     return json.loads(Path(path).read_text())
-
-
-def home_verdicts(env) -> dict[str, dict]:
-    """Each claim's verdict as this build's pages found it, preferring its own page's."""
-    home = {}
-    for page, found in sorted(env.book_verdicts.items()):
-        for claim_id, data in found.items():
-            if data["section"] == page or claim_id not in home:
-                home[claim_id] = data
-    return home
 
 
 def _link(app, docname: str, data: dict, text: str, titled: bool = True) -> nodes.reference:
@@ -425,7 +408,10 @@ def fill_pages(app, doctree, docname) -> None:
     ]
     if not placeholders:
         return
-    matrix, home = read_matrix(app.config.book_claims_matrix), home_verdicts(app.env)
+    matrix, home = (
+        read_matrix(app.config.book_claims_matrix),
+        home_verdicts(book_data(app.env).pages),
+    )
     for node in placeholders:
         if isinstance(node, note_release):
             _fill_note(app, docname, node, matrix, home)
@@ -443,21 +429,3 @@ def fill_pages(app, doctree, docname) -> None:
                 "an earlier form of the check."
             )
             node.replace_self([legend, _matrix_table(app, docname, matrix, home)])
-
-
-def init_env(app, env, docnames) -> None:
-    """`env-before-read-docs`: this module's stores, and whether this build reads any page."""
-    if not hasattr(env, "book_verdicts"):
-        env.book_verdicts = {}
-        env.book_table_docs = set()
-    env.book_pages_read = bool(docnames)
-
-
-def purge(app, env, docname) -> None:
-    env.book_verdicts.pop(docname, None)
-    env.book_table_docs.discard(docname)
-
-
-def rewrite_tables(app, env) -> list[str]:
-    """`env-get-updated`: after any page was read, the pages with a note or matrix again."""
-    return sorted(env.book_table_docs) if getattr(env, "book_pages_read", True) else []

@@ -379,7 +379,6 @@ def run_check(entry: Claim) -> Verdict:
 
 
 _DRIFTED = "claim {id!r} (page {page}) drifted on JAX {jax}."
-_NAMED = re.compile(r"claim '([\w-]+)' \(page [\w-]+\) drifted on JAX ")
 
 
 def _shown(path: Path) -> str:
@@ -417,8 +416,3 @@ def drift_message(verdict: Verdict) -> str:
     if obs is not None:
         lines.append(f"  expected {obs.expected}, observed {obs.observed}")
     return "\n".join(lines)
-
-
-def claims_named(text: str) -> list[str]:
-    """The ids of the drifted claims `text` names, each once, in order."""
-    return list(dict.fromkeys(_NAMED.findall(text)))

@@ -1,4 +1,4 @@
-"""The claim x release matrix: `python -m chapter2.claims.matrix FOLDER` reads each
+"""The claim x release matrix: `python -m book.matrix FOLDER` reads each
 `jax-<version>.json` there and writes `matrix.json` (the page claims-matrix shows it): each
 claim's status per release and, if asserted, the release from which it holds to the newest.
 """

@@ -1,9 +1,12 @@
 """The drift report under another JAX: drifted claims grouped by cause (`rests_on`), each
 failing cell and changed output given to the claim that explains it, or to none."""
 
+import json
 import re
+import sys
+from pathlib import Path
 
-from chapter2.claims.registry import Observation, Status, claims_named, counted
+from chapter2.claims.registry import Observation, Status, counted
 
 
 def with_status(verdicts: list[dict], *statuses: Status) -> list[dict]:
@@ -69,8 +72,8 @@ def build_report(
     """The report as data (`outputs`: None when no baseline build was compared)."""
     verdicts = claims_report["claims"]
     drifted = against_baseline(with_status(verdicts, Status.DRIFTED), baseline)
-    ids = {c["id"] for c in drifted}  # each failing cell with the drifted claims it names
-    cells = [{**f, "claims": [c for c in claims_named(f["error"]) if c in ids]} for f in failures]
+    ids = {c["id"] for c in drifted}  # each failing cell with the drifted claims it shows
+    cells = [{**f, "claims": [c for c in f["claims"] if c in ids]} for f in failures]
     failed = {(c["page"], c["cell"]) for c in failures}  # their outputs are the error's
     changes = [
         {**c, "claims": explaining_claims(c, drifted)}
@@ -169,10 +172,15 @@ def cause_sentence(cause: dict) -> str:
     return f"**{root['id']}** (page `{root['section']}`): {said}.{with_it}{counts}"
 
 
-def _claim_block(claim: dict) -> list[str]:
+def _heading(level: int, text: str) -> str:
+    """A Markdown heading `level` deep (1: #)."""
+    return f"{'#' * level} {text}"
+
+
+def _claim_block(claim: dict, level: int) -> list[str]:
     recorded = (claim.get("baseline") or {}).get("status")
     return [
-        f"#### {claim['id']} (page `{claim['section']}`, {claim['kind']})",
+        _heading(level, f"{claim['id']} (page `{claim['section']}`, {claim['kind']})"),
         "",
         *_said("the book says", claim["statement"]),
         *([f"- the baseline recorded: {recorded}"] if recorded not in (None, "holds") else []),
@@ -190,8 +198,8 @@ def _first_line(source: str) -> str:
     return _short(line, 50).replace("`", "'")
 
 
-def _cell_block(cell: dict) -> list[str]:
-    head = f"#### page `{cell['page']}`: `{_first_line(cell['cell'])}`"
+def _cell_block(cell: dict, level: int) -> list[str]:
+    head = _heading(level, f"page `{cell['page']}`: `{_first_line(cell['cell'])}`")
     if re.fullmatch(r"""verify\(["'][\w-]+["']\)""", cell["cell"].strip()):
         return [head, "", "Its claim's check fails with the drift shown above.", ""]
     error = "\n".join(
@@ -200,12 +208,15 @@ def _cell_block(cell: dict) -> list[str]:
     return [head, "", *_fenced(cell["cell"], "python"), "", "error:", "", *_fenced(error), ""]
 
 
-def _output_block(change: dict) -> list[str]:
+def _output_block(change: dict, level: int) -> list[str]:
     source = change["cell"].splitlines()
     shown = "\n".join(source[:6] + (["# ..."] if len(source) > 6 else []))
     return [
-        f"#### page `{change['page']}`, code cell {change['cell_index'] + 1} "
-        f"(`{_first_line(change['cell'])}`), {change['output']}",
+        _heading(
+            level,
+            f"page `{change['page']}`, code cell {change['cell_index'] + 1} "
+            f"(`{_first_line(change['cell'])}`), {change['output']}",
+        ),
         "",
         *_fenced(shown, "python"),
         "",
@@ -214,7 +225,7 @@ def _output_block(change: dict) -> list[str]:
     ]
 
 
-def _listed(items: list[dict], block, shown: dict, where: str) -> list[str]:
+def _listed(items: list[dict], block, level: int, shown: dict, where: str) -> list[str]:
     """Each item in full the first time, then a line that says where it is shown."""
     out = []
     for item in items:
@@ -223,12 +234,13 @@ def _listed(items: list[dict], block, shown: dict, where: str) -> list[str]:
             out += [f"- page `{item['page']}`: shown under {shown[key]}", ""]
         else:
             shown[key] = where
-            out += block(item)
+            out += block(item, level)
     return out
 
 
-def to_markdown(report: dict) -> str:
-    """The report for a maintainer: a sentence per cause, each cause in full, the rest."""
+def to_markdown(report: dict, level: int = 1) -> str:
+    """The report for a maintainer: a sentence per cause, each cause in full, the rest; its
+    title a heading `level` deep, the rest below it (a page's section: level 2)."""
     causes_, cells, outputs = report["causes"], report["failing_cells"], report["changed_outputs"]
     lost = {"cell": report["unexplained_cells"], "output": report["unexplained_outputs"]}
 
@@ -254,14 +266,17 @@ def to_markdown(report: dict) -> str:
         else "; outputs not compared (no baseline build)"
     )
     out = [
-        f"# Drift report: JAX {report['jax']} (jaxlib {report['jaxlib']}, "
-        f"Python {report['python']})",
+        _heading(
+            level,
+            f"Drift report: JAX {report['jax']} (jaxlib {report['jaxlib']}, "
+            f"Python {report['python']})",
+        ),
         "",
         f"Recorded {report['recorded']}. {len(report['changed_claims'])} of "
         f"{report['claims_checked']} claims changed, in {counted(len(causes_), 'cause')}{against}; "
         f"{counted(len(cells), 'cell')} failed{explained(cells, 'cell')}{compared}.",
         "",
-        "## What changed",
+        _heading(level + 1, "What changed"),
         "",
         *([] if causes_ else ["No claim changed: every claim of the book holds.", ""]),
         *(f"{n}. {cause_sentence(c)}" for n, c in enumerate(causes_, 1)),
@@ -281,19 +296,21 @@ def to_markdown(report: dict) -> str:
         out += ["", "A cell that several causes explain is counted under each."]
     shown: dict = {}
     for n, cause in enumerate(causes_, 1):
-        out += ["", f"## Cause {n}: {cause['name']}", "", "### Claims", ""]
-        out += [line for claim in cause["claims"] for line in _claim_block(claim)]
+        out += ["", _heading(level + 1, f"Cause {n}: {cause['name']}"), ""]
+        out += [_heading(level + 2, "Claims"), ""]
+        out += [line for claim in cause["claims"] for line in _claim_block(claim, level + 3)]
         for title, key, block in (
             ("Failing cells", "failing_cells", _cell_block),
             ("Changed outputs", "changed_outputs", _output_block),
         ):
             if cause[key]:
-                out += [f"### {title}", "", *_listed(cause[key], block, shown, f"cause {n}")]
+                listed = _listed(cause[key], block, level + 3, shown, f"cause {n}")
+                out += [_heading(level + 2, title), "", *listed]
     out += [
         f"- claims module `{m}` could not be loaded: {e}"
         for m, e in report["modules_not_loaded"].items()
     ]
-    out += ["", "## Explained by no claim: read the prose around them", ""]
+    out += ["", _heading(level + 1, "Explained by no claim: read the prose around them"), ""]
     if not parts:
         out.append("Nothing: every failing cell and changed output has its claim.")
     for title, items, block in (
@@ -301,13 +318,28 @@ def to_markdown(report: dict) -> str:
         ("Changed outputs", lost["output"], _output_block),
     ):
         if items:
-            out += [f"### {title}", "", *(line for item in items for line in block(item))]
-    out += ["", "## Depends on the machine (observed, never drift)", ""]
+            out += [_heading(level + 2, title), ""]
+            out += [line for item in items for line in block(item, level + 3)]
+    out += ["", _heading(level + 1, "Depends on the machine (observed, never drift)"), ""]
     out += [
         f"- **{c['id']}** ({c['status']}): {c['evidence']}" for c in report["environment_dependent"]
     ]
-    out += ["", "## Cannot be checked on this release (neither holds nor drifts)", ""]
+    title = "Cannot be checked on this release (neither holds nor drifts)"
+    out += ["", _heading(level + 1, title), ""]
     if not report["cannot_check"]:
         out.append("None: every claim's subject exists in this JAX.")
     out += [f"- **{c['id']}**: {c['evidence']}" for c in report["cannot_check"]]
     return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m book.drift REPORT.json`: exits 1 (naming REPORT's .md) when it changed."""
+    [path] = sys.argv[1:] if argv is None else argv
+    if anything_changed(json.loads(Path(path).read_text())):
+        print(f"the book drifted: see {Path(path).with_suffix('.md')}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

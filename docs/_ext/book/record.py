@@ -1,0 +1,249 @@
+"""What a build learned, as data: each page's verdicts, failing cells and timed comparisons,
+and every problem Sphinx logged.
+
+The `book` domain keeps it with the environment (cleared when a page is read again); the
+collector fills it as each page is read; RECORD, written beside the pages when the build
+ends, is what the failure summary (book.failures), the drift report and the banner read.
+"""
+
+import datetime as dt
+import importlib.metadata
+import json
+import logging as stdlib_logging
+import platform
+import re
+from pathlib import Path
+
+from docutils import nodes
+from myst_nb.sphinx_ import NbMetadataCollector
+from sphinx.domains import Domain
+from sphinx.environment.collectors import EnvironmentCollector
+from sphinx.util import logging
+from sphinx.util.nodes import get_node_line, get_node_source
+
+from book.notebooks import executed_notebook
+from chapter2.claims import load_errors
+from chapter2.claims.registry import VERDICT_MIME
+from chapter2.timing import COMPARISON_MIME
+
+logger = logging.getLogger(__name__)
+RECORD = "record.json"
+VERDICT_ATTRIBUTE = "book_verdict"  # set by book.verdicts.VerdictRenderer on a verdict's node
+CELL_FAILED = ("book", "cell")  # a failing cell's warning: recorded as data, not as a problem
+
+
+class BookDomain(Domain):
+    """The book's per-page data, pickled with the environment: `pages` maps a page to what
+    its last reading found; `read_now` holds the pages this build reads, `build` the folder
+    it writes in."""
+
+    name, label = "book", "Optimizing JAX Code for Performance"
+    initial_data = {"pages": {}, "read_now": [], "build": ""}  # noqa: RUF012 - Sphinx's
+
+    @property
+    def pages(self) -> dict[str, dict]:
+        return self.data["pages"]
+
+    def page(self, docname: str) -> dict:
+        """What `docname` found: verdicts, failing cells, comparisons, whether it has a table."""
+        empty = {"verdicts": {}, "failing_cells": [], "comparisons": [], "checks": []}
+        return self.pages.setdefault(docname, {**empty, "needs_every_page": False})
+
+    def clear_doc(self, docname: str) -> None:
+        self.pages.pop(docname, None)
+
+    def merge_domaindata(self, docnames: list[str], otherdata: dict) -> None:
+        for docname in docnames:
+            self.pages[docname] = otherdata["pages"][docname]
+
+
+def book_data(env) -> BookDomain:
+    return env.get_domain("book")
+
+
+class BookCollector(EnvironmentCollector):
+    """Fills the `book` domain as each page is read, and names the pages to read again."""
+
+    def clear_doc(self, app, env, docname: str) -> None:
+        """The domain clears its own data."""
+
+    def merge_other(self, app, env, docnames, other) -> None:
+        """The domain merges its own data."""
+
+    def process_doc(self, app, doctree: nodes.document) -> None:
+        """The page's verdicts (from the nodes the renderer made) and, from its executed
+        notebook, its failing cells (each one a warning at its line) and comparisons."""
+        env = app.env
+        page = book_data(env).page(env.docname)
+        for node in doctree.findall(lambda n: isinstance(n, nodes.Element)):
+            if VERDICT_ATTRIBUTE in node:
+                page["verdicts"][node[VERDICT_ATTRIBUTE]["id"]] = node[VERDICT_ATTRIBUTE]
+        build = Path(app.outdir).parent
+        notebook = executed_notebook(build, app.config.nb_execution_cache_path, env.docname)
+        if notebook is None:
+            return
+        page |= notebook_facts(notebook)
+        for failure in page["failing_cells"]:
+            logger.warning(
+                failure_line(failure),
+                location=(env.docname, failure["line"]),
+                type=CELL_FAILED[0],
+                subtype=CELL_FAILED[1],
+            )
+
+    def get_updated_docs(self, app, env) -> list[str]:
+        """After any page was read, the pages with a note or matrix (they show every page's
+        verdicts) are written again."""
+        data = book_data(env)
+        if not data.data["read_now"]:
+            return []
+        return sorted(name for name, page in data.pages.items() if page["needs_every_page"])
+
+    def get_outdated_docs(self, app, env, added, changed, removed) -> list[str]:
+        """The pages the last record names, with a failing cell or a problem: read again."""
+        record = read_record(Path(app.outdir).parent)
+        named = {f["page"] for f in failing_cells(record)}
+        named |= {
+            env.path2doc(str(Path(app.srcdir).parent / p["path"]))
+            for p in record.get("problems", [])
+        }
+        return sorted(named & env.found_docs)
+
+
+def notebook_facts(notebook) -> dict:
+    """An executed notebook's failing cells (with the claims whose verdicts they show),
+    timed comparisons (shown or glued), and the claims whose checks it ran."""
+    lines = notebook.metadata.get("source_map", [])
+    failing, comparisons, checks, earlier = [], [], [], False
+    for index, cell in enumerate(notebook.cells):
+        outputs = cell.get("outputs", [])
+        data = [o.get("data", {}) for o in outputs]
+        shown = [d[VERDICT_MIME]["id"] for d in data if VERDICT_MIME in d]
+        checks += shown
+        comparisons += [v for d in data for k, v in d.items() if k.endswith(COMPARISON_MIME)]
+        for output in outputs:
+            if output.get("output_type") == "error":
+                failing.append(
+                    {
+                        "line": lines[index] if index < len(lines) else None,
+                        "cell": cell.source.strip(),
+                        "error": f"{output['ename']}: {output['evalue']}",
+                        "claims": shown,
+                        "after_a_failure": earlier,
+                    }
+                )
+                earlier = True
+    return {"failing_cells": failing, "comparisons": comparisons, "checks": checks}
+
+
+AFTER_A_FAILURE = "(after a failing cell of this page: it may follow from it)"
+
+
+def failure_line(failure: dict) -> str:
+    """A failing cell's warning: its error, marked when an earlier cell of the page failed."""
+    first = failure["error"].splitlines()[0] if failure["error"] else ""
+    return f"{AFTER_A_FAILURE} {first}" if failure["after_a_failure"] else first
+
+
+class ProblemLog(logging.WarningStreamHandler):
+    """Every warning Sphinx logs, as data: a warning stream handler (so Sphinx holds it back
+    and hands it on as it does its own) that writes nowhere and keeps path, line, message."""
+
+    def __init__(self, app) -> None:
+        super().__init__(None)
+        self.app, self.problems = app, []
+        self.setLevel(stdlib_logging.WARNING)
+        self.addFilter(logging.WarningSuppressor(app))
+
+    def emit(self, record) -> None:
+        if (getattr(record, "type", None), getattr(record, "subtype", None)) == CELL_FAILED:
+            return
+        path, line = self.where(record)
+        message = stdlib_logging.LogRecord.getMessage(record)  # without Sphinx's location prefix
+        self.problems.append({"path": path, "line": line, "message": message})
+
+    def where(self, record) -> tuple[str, int]:
+        """The problem's file (from the folder above the sources) and line; 0 for none."""
+        location, env = getattr(record, "location", None), self.app.env
+        path, line = "", 0
+        if isinstance(location, tuple):
+            path, line = (env.doc2path(location[0]) if location[0] else ""), location[1] or 0
+        elif isinstance(location, nodes.Node):
+            path, line = get_node_source(location) or "", get_node_line(location) or 0
+        elif isinstance(location, str):  # docutils' "path:line", or a page's name
+            found = re.fullmatch(r"(.*?)(?::(\d+))?", location)
+            path, line = found[1], int(found[2] or 0)
+            path = path if Path(path).is_absolute() else str(env.doc2path(path))
+        root = Path(self.app.srcdir).parent
+        if path and Path(path).is_relative_to(root):
+            path = str(Path(path).relative_to(root))
+        return str(path), int(line)
+
+    def attach(self, app) -> None:
+        """`builder-inited`: listen beside Sphinx's own warning stream."""
+        stdlib_logging.getLogger(logging.NAMESPACE).addHandler(self)
+
+    def write(self, app, exception) -> None:
+        """`build-finished`: the record; pages with a failing cell leave the execution cache."""
+        stdlib_logging.getLogger(logging.NAMESPACE).removeHandler(self)
+        record = build_record(app.env, self.problems)
+        (Path(app.outdir).parent / RECORD).write_text(json.dumps(record, indent=2) + "\n")
+
+
+def build_record(env, problems: list[dict]) -> dict:
+    """What this build knows: versions, each page's facts and seconds, the problems."""
+    pages, root = {}, Path(env.srcdir).parent
+    for docname, page in sorted(book_data(env).pages.items()):
+        executed = NbMetadataCollector.get_exec_data(env, docname) or {}
+        path = str(Path(env.doc2path(docname)).relative_to(root))
+        pages[docname] = {"path": path, **page, "seconds": executed.get("runtime")}
+    return {
+        "jax": importlib.metadata.version("jax"),
+        "jaxlib": importlib.metadata.version("jaxlib"),
+        "python": platform.python_version(),
+        "recorded": dt.date.today().isoformat(),
+        "pages": pages,
+        "problems": sorted(problems, key=lambda p: (p["path"], p["line"])),
+        "modules_not_loaded": load_errors(),
+    }
+
+
+def claims_report(record: dict) -> dict:
+    """The record's verdicts as `python -m chapter2.claims` reports them: one per claim."""
+    keys = ("jax", "jaxlib", "python", "recorded", "modules_not_loaded")
+    return {**{k: record[k] for k in keys}, "claims": list(home_verdicts(record["pages"]).values())}
+
+
+def read_record(build: Path) -> dict:
+    """The last record written in `build` (empty when none)."""
+    path = build / RECORD
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def failing_cells(record: dict) -> list[dict]:
+    """Every failing cell of the record, each with its page and file."""
+    pages = record.get("pages", {})
+    return [
+        {"page": name, "path": page["path"], **cell}
+        for name, page in pages.items()
+        for cell in page["failing_cells"]
+    ]
+
+
+def home_verdicts(record_pages: dict) -> dict[str, dict]:
+    """Each claim's verdict as the pages found it, preferring its own page's."""
+    home = {}
+    for page, found in sorted(record_pages.items()):
+        for claim_id, data in found["verdicts"].items():
+            if data["section"] == page or claim_id not in home:
+                home[claim_id] = data
+    return home
+
+
+def checks_run(record: dict) -> dict[str, list[str]]:
+    """Each claim whose check ran in the build, with the pages it ran on (once each)."""
+    runs: dict[str, list[str]] = {}
+    for page, found in record.get("pages", {}).items():
+        for claim_id in found["checks"]:
+            runs.setdefault(claim_id, []).append(page)
+    return runs
