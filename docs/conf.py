@@ -57,6 +57,7 @@ html_favicon = "_static/favicon.svg"  # browsers ask every page for an icon
 # notebook installs the book's wheel from there.
 html_baseurl = os.environ.get("BOOK_BASEURL", "")
 html_copy_source = False  # a page's MyST source holds the book's checks: readers get notebooks
+html_use_index = False  # the book has no index entries: no empty index page to build
 html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,

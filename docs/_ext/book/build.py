@@ -4,21 +4,21 @@ Sphinx with the book's options (nitpicky, warnings as errors, one page at a time
 shares the machine); a failed build ends with its problems (book.failures).
 """
 
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from sphinx.cmd.build import build_main
 
 from book.failures import write_report
 
 OPTIONS = ["-n", "-W", "--keep-going", "-b", "html"]
 
 
-def command(source: Path | str, outdir: Path | str, *extra: str) -> list[str]:
-    """The sphinx-build command line for the book."""
+def arguments(source: Path | str, outdir: Path | str, *extra: str) -> list[str]:
+    """sphinx-build's arguments for the book."""
     doctrees = Path(outdir).parent / "doctrees"  # beside the pages, never published with them
-    options = [*OPTIONS, "--doctree-dir", str(doctrees), *extra]
-    return [sys.executable, "-m", "sphinx", *options, str(source), str(outdir)]
+    return [*OPTIONS, "--doctree-dir", str(doctrees), *extra, str(source), str(outdir)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,11 +28,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     source, outdir, *extra = args
     started = time.time()
-    done = subprocess.run(command(source, outdir, *extra), check=False)
+    status = build_main(arguments(source, outdir, *extra))  # Sphinx in this process
     said = write_report(Path(outdir).parent, started)
     if said is not None:
-        print(f"\n{said}")
-    return done.returncode
+        print(f"\n{said}", flush=True)
+    return status
 
 
 if __name__ == "__main__":

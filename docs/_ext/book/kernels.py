@@ -1,12 +1,16 @@
 """Page kernels on IPC sockets (jupyter_client's provisioner extension point), so that
 ipykernel never warns "Kernel is running over TCP without encryption" (myst-nb passes the
-kernel manager no options). The socket path is absolute and short (Unix limits it)."""
+kernel manager no options). The socket path is absolute and short (Unix limits it). Each
+kernel starts with the IPython extension that names the drifted claim behind a failing cell
+(chapter2.claims.attribution)."""
 
 import shutil
 import tempfile
 from pathlib import Path
 
 from jupyter_client.provisioning import LocalProvisioner
+
+ATTRIBUTION = "chapter2.claims.attribution"
 
 
 class IPCProvisioner(LocalProvisioner):
@@ -16,7 +20,8 @@ class IPCProvisioner(LocalProvisioner):
         self._folder = tempfile.mkdtemp(prefix="k")
         self.parent.transport = "ipc"
         self.parent.ip = str(Path(self._folder) / "s")
-        return await super().pre_launch(**kwargs)
+        launch = await super().pre_launch(**kwargs)
+        return launch | {"cmd": [*launch["cmd"], f"--ext={ATTRIBUTION}"]}
 
     async def cleanup(self, restart: bool = False) -> None:
         await super().cleanup(restart)

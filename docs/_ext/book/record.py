@@ -204,14 +204,15 @@ def build_record(env, problems: list[dict]) -> dict:
         "recorded": dt.date.today().isoformat(),
         "pages": pages,
         "problems": sorted(problems, key=lambda p: (p["path"], p["line"])),
-        "modules_not_loaded": load_errors(),
     }
 
 
 def claims_report(record: dict) -> dict:
-    """The record's verdicts as `python -m chapter2.claims` reports them: one per claim."""
-    keys = ("jax", "jaxlib", "python", "recorded", "modules_not_loaded")
-    return {**{k: record[k] for k in keys}, "claims": list(home_verdicts(record["pages"]).values())}
+    """The record's verdicts as `python -m chapter2.claims` reports them: one per claim, and
+    the claims modules this process could not load."""
+    report = {key: record[key] for key in ("jax", "jaxlib", "python", "recorded")}
+    verdicts = list(home_verdicts(record["pages"]).values())
+    return report | {"claims": verdicts, "modules_not_loaded": load_errors()}
 
 
 def read_record(build: Path) -> dict:

@@ -2,7 +2,6 @@
 module per page, imported one at a time so that one failing under some JAX is reported."""
 
 import importlib
-import os
 import pkgutil
 
 from chapter2.claims import pages
@@ -88,19 +87,3 @@ def evaluate_all(page: str | None = None) -> list[Verdict]:
     """The verdict of every claim (of one page, if given), page by page."""
     chosen = [c for c in claims().values() if page in (None, c.page)]
     return [run_check(c) for c in sorted(chosen, key=lambda c: c.page)]
-
-
-def _explain_failing_cells() -> None:
-    """In a page's kernel during a build, a failing cell names the drifted claim behind it."""
-    from chapter2.claims import attribution  # noqa: PLC0415 - it imports this package
-
-    try:
-        from IPython import get_ipython  # noqa: PLC0415
-    except ImportError:
-        return
-    shell = get_ipython()
-    if shell is not None and os.environ.get(attribution.PAGE_VARIABLE):
-        attribution.load_ipython_extension(shell)
-
-
-_explain_failing_cells()

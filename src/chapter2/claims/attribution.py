@@ -1,6 +1,7 @@
-"""A failing cell names the drifted claim that explains it: an IPython extension that
-`chapter2.claims` loads in a page's kernel (CHAPTER2_PAGE names the page). The cell's error
-becomes a `ClaimDrift`, the original chained beneath; if every claim holds, it stays."""
+"""A failing cell names the drifted claim that explains it: an IPython extension that the
+book's kernel provisioner loads in a page's kernel (docs/_ext/book/kernels.py; CHAPTER2_PAGE
+names the page). The cell's error becomes a `ClaimDrift`, the original chained beneath; if
+every claim holds, it stays."""
 
 import os
 
