@@ -230,15 +230,15 @@ def test_every_timing_comparison_says_what_its_numbers_say(site):
     checked = 0
     for page in PAGES:
         for data, sentence in comparisons(site[f"{page}.html"]):
-            a = {k: float(data[f"a-{k}"]) for k in ("median", "low", "high")}
-            b = {k: float(data[f"b-{k}"]) for k in ("median", "low", "high")}
-            apart = a["high"] < b["low"] or b["high"] < a["low"]
+            a = {k: float(data[f"a-{k}"]) for k in ("median", "median_low", "median_high")}
+            b = {k: float(data[f"b-{k}"]) for k in ("median", "median_low", "median_high")}
+            apart = a["median_high"] < b["median_low"] or b["median_high"] < a["median_low"]
             verdict = ("faster" if a["median"] < b["median"] else "slower") if apart else None
             assert data["verdict"] == (verdict or "indistinguishable"), (page, sentence)
             said = {
                 "faster": f"{data['a-name']} ran ",
                 "slower": f"{data['a-name']} took ",
-                None: "could not be told apart: the middle halves of their runs overlap",
+                None: "could not be told apart: the ranges that hold their medians overlap",
             }[verdict]
             assert said in sentence, (page, sentence)
             if verdict:

@@ -65,11 +65,31 @@ def test_a_comparison_says_faster_only_when_the_spreads_are_apart():
     assert str(slower).startswith("v1 took 10 × as long as v2")
 
 
+def test_the_median_lies_between_order_statistics_read_from_the_binomial():
+    """95 % (at least) that the median of all runs lies between the k-th fastest and the
+    k-th slowest of n: k = 5 of 19, 14 of 40; below six runs, the fastest and the slowest."""
+    assert BenchResult(tuple(range(1, 20))).median_range == (5, 15)
+    assert BenchResult(tuple(range(40, 0, -1))).median_range == (14, 27)
+    assert BenchResult((3, 1, 2, 5, 4)).median_range == (1, 5)
+
+
+def test_more_runs_tell_apart_two_calls_whose_spreads_overlap():
+    """Two calls 20 % apart whose runs spread by 30 %: their middle halves overlap however
+    many runs there are; the ranges of their medians, which narrow, part after enough."""
+    spread = [0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15] * 6
+    a, b = BenchResult(tuple(spread)), BenchResult(tuple(1.2 * s for s in spread))
+    assert a.high > b.low  # the middle halves overlap
+    assert Comparison("a", a, "b", b).verdict == "faster"
+    few = [0.85, 1.0, 1.15]
+    close = Comparison("a", BenchResult(tuple(few)), "b", BenchResult(tuple(1.2 * s for s in few)))
+    assert close.verdict == "indistinguishable"
+
+
 def test_overlapping_spreads_are_indistinguishable_whatever_the_medians():
     same = Comparison("v3", NEAR, "the bare product", FAST)
     assert NEAR.median > FAST.median
     assert same.verdict == "indistinguishable"
-    assert "could not be told apart: the middle halves of their runs overlap" in str(same)
+    assert "could not be told apart: the ranges that hold their medians overlap" in str(same)
     assert "faster" not in str(same)
     assert "as long" not in str(same)
 
@@ -80,7 +100,15 @@ def test_a_comparison_displays_its_numbers_for_the_book():
     assert data["verdict"] == "faster"
     assert data["text"] == bundle["text/plain"]
     assert data["a"] == pytest.approx(
-        {"name": "v2", "median": 0.0011, "low": 0.00105, "high": 0.00115, "n": 3}
+        {
+            "name": "v2",
+            "median": 0.0011,
+            "median_low": 0.001,
+            "median_high": 0.0012,
+            "low": 0.00105,
+            "high": 0.00115,
+            "n": 3,
+        }
     )
 
 

@@ -130,8 +130,8 @@ def main(argv=None) -> int:
             for page, found in clean["pages"].items()
             if found["seconds"] is not None
         },
-        "clean build, timed verdicts": {
-            page: [[c["a"]["name"], c["b"]["name"], c["verdict"]] for c in found["comparisons"]]
+        "clean build, timed comparisons": {
+            page: [{k: c[k] for k in ("a", "b", "verdict")} for c in found["comparisons"]]
             for page, found in clean["pages"].items()
             if found["comparisons"]
         },

@@ -3,10 +3,13 @@
 `bench` warms up first and waits for every run. A timing keeps every run, so it carries its
 spread: the middle half of its runs, from the first quartile to the third, which one slow run
 (a page fault, a thread waking up) does not stretch. A comparison of two timings says "faster"
-or "slower" only when their spreads do not overlap. JAX is imported only by `bench`: the
-book's Sphinx layer reads COMPARISON_MIME from here without it.
+or "slower" only when the ranges that hold their medians do not overlap: each range holds
+the median of all runs the call could make with 95 % confidence, whatever their distribution
+(order statistics), and narrows as runs are added, so more runs settle a close pair. JAX is
+imported only by `bench`: the book's Sphinx layer reads COMPARISON_MIME from here without it.
 """
 
+import math
 import statistics
 import time
 from collections.abc import Callable
@@ -52,6 +55,16 @@ class BenchResult:
         """The third quartile: a quarter of the runs were slower."""
         return statistics.quantiles(self.times, n=4, method="inclusive")[2]
 
+    @property
+    def median_range(self) -> tuple[float, float]:
+        """Where the median lies with 95 % confidence, whatever the distribution of the runs:
+        the k-th fastest and k-th slowest run, k the largest with P(Binomial(n, 1/2) < k) at
+        most 2.5 % (the fastest and slowest of fewer than six runs)."""
+        n, runs = self.n, sorted(self.times)
+        tail = [sum(math.comb(n, i) for i in range(k)) / 2**n for k in range(1, n // 2 + 1)]
+        k = max((k for k, p in enumerate(tail, 1) if p <= 0.025), default=1)
+        return runs[k - 1], runs[n - k]
+
     def __str__(self) -> str:
         return (
             f"{milliseconds(self.median)} ms median ({milliseconds(self.low)} to "
@@ -60,15 +73,15 @@ class BenchResult:
 
 
 WARM_UP = (3, 0.05)  # calls and seconds, at the least, before the timed runs
-# Rounds, at the least, and how many more between two looks at the spreads: looking after
-# every round would stop at the first chance overlap-free moment of two equal calls.
+# Rounds, at the least, and how many more between two looks at the medians' ranges: looking
+# after every round would stop at the first chance overlap-free moment of two equal calls.
 FIRST_LOOK, LOOK_EVERY = 7, 6
 SETTLE_BELOW = 0.05  # seconds: a call shorter than this runs untimed before each timed run
 
 
 def apart(a: "BenchResult", b: "BenchResult") -> bool:
-    """Whether the middle halves of two timings' runs do not overlap."""
-    return a.high < b.low or b.high < a.low
+    """Whether the ranges that hold two timings' medians do not overlap."""
+    return a.median_range[1] < b.median_range[0] or b.median_range[1] < a.median_range[0]
 
 
 def bench_together(
@@ -81,9 +94,9 @@ def bench_together(
     before its timed run: a cheap call timed right after an expensive one would otherwise
     pay for the caches and memory its neighbour disturbed (a 0.02 ms call measured 0.17 ms
     that way; refilling this CPU's 32 MiB cache costs a longer call a few percent at most).
-    So each call reads its own time, as if timed alone. Rounds stop once every two calls'
-    spreads are apart (looked at after FIRST_LOOK rounds, then every LOOK_EVERY), after
-    `budget` seconds of rounds, or after `n` rounds: more would not change what they say."""
+    So each call reads its own time, as if timed alone. Rounds stop once the ranges that
+    hold every two calls' medians are apart (looked at after FIRST_LOOK rounds, then every
+    LOOK_EVERY), after `budget` seconds of rounds, or after `n` rounds."""
     import jax  # noqa: PLC0415 - imported when first used
 
     def run(f: Callable, args: tuple) -> float:
@@ -131,12 +144,10 @@ class Comparison:
 
     @property
     def verdict(self) -> str:
-        """faster or slower when the spreads (middle halves of the runs) do not overlap."""
+        """faster or slower when the ranges that hold the medians do not overlap."""
         if not apart(self.a, self.b):
             return "indistinguishable"
-        if self.a.high < self.b.low:
-            return "faster"
-        return "slower"
+        return "faster" if self.a.median < self.b.median else "slower"
 
     @property
     def ratio(self) -> float:
@@ -156,8 +167,8 @@ class Comparison:
             said = f"{self.a_name} took {times_text(1 / self.ratio)} × as long as {self.b_name}"
         else:
             said = (
-                f"{self.a_name} and {self.b_name} could not be told apart: the middle halves "
-                "of their runs overlap"
+                f"{self.a_name} and {self.b_name} could not be told apart: the ranges that "
+                "hold their medians overlap"
             )
         runs = (
             f"{self.a.n} runs each" if self.a.n == self.b.n else f"{self.a.n} and {self.b.n} runs"
@@ -166,7 +177,13 @@ class Comparison:
 
     def as_dict(self) -> dict:
         def timing(result: BenchResult) -> dict:
-            return {"median": result.median, "low": result.low, "high": result.high, "n": result.n}
+            median_low, median_high = result.median_range
+            spread = {"low": result.low, "high": result.high, "n": result.n}
+            return {
+                "median": result.median,
+                "median_low": median_low,
+                "median_high": median_high,
+            } | spread
 
         return {
             "text": str(self),

@@ -11,7 +11,7 @@ from chapter2.timing import COMPARISON_MIME
 def comparison_html(data: dict) -> str:
     attributes = {"verdict": data["verdict"], "ratio": repr(data["ratio"])}
     for side in ("a", "b"):
-        for key in ("name", "median", "low", "high", "n"):
+        for key in ("name", "median", "median_low", "median_high", "low", "high", "n"):
             attributes[f"{side}-{key}"] = str(data[side][key])
     marked = " ".join(f'data-{k}="{html.escape(v)}"' for k, v in attributes.items())
     return f'<span class="comparison" {marked}>{html.escape(data["text"])}</span>'
