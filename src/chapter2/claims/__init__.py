@@ -27,9 +27,11 @@ def section_modules() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(pages.__path__))
 
 
-def claims() -> dict[str, Claim]:
-    """Every registered claim, importing each page's module once."""
-    for name in sorted(set(section_modules()) - set(_LOAD_ERRORS)):
+def claims(page: str | None = None) -> dict[str, Claim]:
+    """Every registered claim, importing each page's module once (only `page`'s, if given:
+    a failing cell's kernel loads no other page's checks)."""
+    names = set(section_modules()) - set(_LOAD_ERRORS)
+    for name in sorted(names if page is None else names & {page.replace("-", "_")}):
         try:
             importlib.import_module(f"{pages.__name__}.{name}")
         except Exception as err:
@@ -85,5 +87,5 @@ def verify_each(claim_ids: list[str], each=None) -> list[Verdict]:
 
 def evaluate_all(page: str | None = None) -> list[Verdict]:
     """The verdict of every claim (of one page, if given), page by page."""
-    chosen = [c for c in claims().values() if page in (None, c.page)]
+    chosen = [c for c in claims(page).values() if page in (None, c.page)]
     return [run_check(c) for c in sorted(chosen, key=lambda c: c.page)]
