@@ -8,13 +8,16 @@ written to the `screenshots` folder beside the HTML.
 """
 
 import contextlib
+import json
 import os
+import re
 import shutil
 import struct
 from pathlib import Path
 
 import nbformat
 import pytest
+from book.record import read_record
 from conftest import DOCS, HTML, PAGES, READING_ORDER
 from helpers import make_site, serving
 from nbclient import NotebookClient
@@ -412,9 +415,43 @@ def test_screenshots_are_written_for_review(opened, width):
 @pytest.mark.slow
 def test_a_reader_switches_versions_offline_and_sees_what_drifted(browser, tmp_path):
     """On a throwaway site as nox -s site assembles it (the baseline and a build playing JAX
-    0.10.2), the version switcher leads from a page to the same page of the other release,
-    which opens with its banner and shows its drifted verdict in place."""
+    0.10.2, each release in a folder of its own, its banner and drift report counted from the
+    build's one record), the version switcher leads from a page to the same page of the other
+    release, which opens with its banner and shows its drifted verdict in place."""
     site = make_site(tmp_path)
+    # The files first: each release in its folder, its banner and report from one record.
+    switcher = json.loads((site / "switcher.json").read_text())
+    assert [(e["name"], e["url"]) for e in switcher] == [
+        ("JAX 0.12.0.1 (baseline)", "/"),
+        ("JAX 0.10.2", "/jax-0.10.2/"),
+    ]
+    assert (site / "index.html").exists()  # the baseline's own, at the site's root
+    assert not (site / "jax-0.12.0.1").exists()
+    baseline = (site / "page.html").read_text()
+    older = (site / "jax-0.10.2" / "page.html").read_text()
+    assert "drift-banner" not in baseline
+    assert "theme_switcher_version_match = '0.12.0.1'" in baseline
+    assert "theme_switcher_version_match = '0.10.2'" in older
+    banner = re.search(r'<div class="drift-banner[^"]*"[^>]*>(.*?)</div>', older, re.S)[1]
+    text = re.sub(r"<[^>]+>", "", banner)
+    assert "built with JAX 0.10.2, not the baseline JAX 0.12.0.1" in text
+    assert "Under it, 1 claim of the 1 this page shows no longer holds (marked ✗)" in text
+    assert 'href="drift-report.html"' in banner
+    assert "claim-drifted" in older
+    assert "claim-holds" in baseline
+    assert "most recent call last" not in older  # no traceback: the verdict says it all
+    report = (site / "jax-0.10.2" / "drift-report.html").read_text()
+    assert "<strong>demo-sum</strong>" in report
+    assert "this JAX gave" in report
+    # the banner and the report count from the drift build's one record
+    build = tmp_path / "older" / "docs" / "_build"
+    pages = read_record(build)["pages"]
+    drifted = {
+        c for p in pages.values() for c, v in p["verdicts"].items() if v["status"] == "drifted"
+    }
+    assert drifted == {"demo-sum"}
+    reported = json.loads((build / "report.json").read_text())
+    assert {c["id"] for c in reported["changed_claims"]} == drifted
     with serving(site) as url, reader(browser, url) as page:
         page.goto(f"{url}/page.html", wait_until="networkidle")
         assert page.locator("#drift-banner").count() == 0
