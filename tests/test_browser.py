@@ -333,9 +333,10 @@ TAB_STOPS_CURRENT = """() => [...document.querySelectorAll('pre, .cell_output > 
 def serious_violations(page) -> list[str]:
     """axe-core's serious and critical findings on the page: colour contrast on its code
     specimen, every other rule on the page as it is."""
-    from axe_playwright_python.sync_playwright import Axe
+    if not page.evaluate("typeof axe !== 'undefined'"):  # once per page load
+        from axe_playwright_python.sync_playwright import Axe
 
-    page.evaluate(Axe().axe_script)
+        page.evaluate(Axe().axe_script)
     page.evaluate("window.dispatchEvent(new Event('resize'))")  # tab stops for what is open
     page.wait_for_function(TAB_STOPS_CURRENT, polling=100, timeout=5_000)
     rest = "axe.run({rules: {'color-contrast': {enabled: false}}, resultTypes: ['violations']})"
