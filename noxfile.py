@@ -21,6 +21,8 @@ BOOK_BUILD = ["python", "-m", "book.build", "docs", str(BUILD / "html")]
 # The pinned toolchain every session installs; `nox -s toolchain` tries the newest instead.
 CONSTRAINTS = ["-c", str(ROOT / "constraints.txt")]
 PYTEST = ["pytest", "-n", "auto", "--dist", "worksteal"]  # every core
+# The docs session's environment: the tests run in it too (one install, one bytecode compile).
+DOCS_PYTHON = ROOT / ".nox" / "docs" / "bin" / "python"
 LINTED = ["src", "tests", "tools", "examples", "noxfile.py", "docs/conf.py", "docs/_ext"]
 # The JAX releases of the claims matrix, one per minor line, oldest first.
 RELEASES = ["0.4.38", "0.5.3", "0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2", "0.11.2", "0.12.0.1"]
@@ -95,8 +97,9 @@ def _claims(session: nox.Session) -> Path:
 
 @nox.session(python=PYTHON)
 def docs(session: nox.Session) -> None:
-    """Build the book: every page executed, warnings are errors; arguments go to sphinx-build."""
-    _install(session, "baseline,docs")
+    """Build the book: every page executed, warnings are errors; arguments go to sphinx-build.
+    Its environment holds the test tools too: `nox -s tests` runs there."""
+    _install(session, "baseline,docs,test")
     try:
         session.run(*BOOK_BUILD, *session.posargs, env={"BOOK_BUILD_DIR": str(BUILD)})
     except nox.command.CommandFailed:
@@ -109,11 +112,13 @@ def docs(session: nox.Session) -> None:
     session.log(f"Open {BUILD / 'html' / 'index.html'} in a browser.")
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=False)
 def tests(session: nox.Session) -> None:
-    """Run pytest on every core (`-- -n 0`: in one process), after docs built the book."""
-    _install(session, "baseline,docs,test")
-    session.run(*PYTEST, *session.posargs)
+    """Run pytest on every core (`-- -n 0`: in one process) in the environment of `docs`,
+    after it built the book."""
+    if not DOCS_PYTHON.exists():
+        session.error("build the book first (nox -s docs): the tests run in its environment")
+    session.run(str(DOCS_PYTHON), "-m", *PYTEST, *session.posargs, external=True)
 
 
 @nox.session(python=PYTHON)
@@ -154,7 +159,7 @@ def site(session: nox.Session) -> None:
             "nox", "-s", "drift", "--", release, env=env, external=True, success_codes=[0, 1]
         )
     builds = [f"{v}={BUILD / (f'drift-{v}/html' if i else 'html')}" for i, v in enumerate(versions)]
-    assemble = [str(ROOT / ".nox/docs/bin/python"), "-c", "import book.site as s; s.main()"]
+    assemble = [str(DOCS_PYTHON), "-c", "import book.site as s; s.main()"]
     session.run(*assemble, str(BUILD / "site"), versions[0], *builds, external=True)
     timing = {"versions": versions, "seconds": round(time.perf_counter() - started, 1)}
     timing |= {"cores": os.cpu_count(), "recorded": time.strftime("%Y-%m-%d")}
@@ -184,8 +189,7 @@ def record(session: nox.Session) -> None:
         kept += [shutil.copy(report.with_suffix(s), folder) for s in (".json", ".md")]
     for benchmark in sorted((BUILD / "benchmarks").glob("*.json")):
         kept.append(shutil.copy(benchmark, ROOT / "data" / "benchmarks" / benchmark.name))
-    docs_python = str(ROOT / ".nox/docs/bin/python")  # the book's layer, installed by `docs`
-    session.run(docs_python, "-m", "book.matrix", "data/matrix", external=True)
+    session.run(str(DOCS_PYTHON), "-m", "book.matrix", "data/matrix", external=True)
     session.log("Recorded: " + ", ".join(str(Path(k).relative_to(ROOT)) for k in kept))
 
 

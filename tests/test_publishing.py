@@ -49,10 +49,13 @@ def test_the_toolchain_job_tries_the_newest_releases_weekly_and_keeps_what_broke
 def test_every_session_but_the_toolchain_installs_the_pinned_toolchain():
     noxfile = (ROOT / "noxfile.py").read_text()
     assert (ROOT / "constraints.txt").exists()
-    for session in ("docs", "tests", "benchmark", "drift", "standin_gpu"):
+    for session in ("docs", "benchmark", "drift", "standin_gpu"):
         body = noxfile.split(f"def {session}(", 1)[1].split("\n@nox.session", 1)[0]
         assert '_install(session, "' in body, session
         assert "upgrade" not in body, session
+    tests = noxfile.split("def tests(", 1)[1].split("\n@nox.session", 1)[0]
+    assert "DOCS_PYTHON" in tests  # in the pinned environment of `docs`
+    assert '_install(session, "baseline,docs,test")' in noxfile.split("def docs(", 1)[1]
     install = noxfile.split("def _install(", 1)[1].split("\ndef ", 1)[0]
     assert 'pins = ["--upgrade"] if upgrade else CONSTRAINTS' in install
     for session in ("lint", "matrix"):
