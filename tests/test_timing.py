@@ -159,6 +159,19 @@ def test_a_long_call_is_not_run_twice_a_round(monkeypatch):
     assert log[-9:] == ["short", "short", "long"] * 3
 
 
+def test_a_cheap_call_that_compiled_slowly_is_still_settled(monkeypatch):
+    """Only the last warm-up call says how long a call takes: the first one compiles."""
+    log, clock = [], [0.0]
+    monkeypatch.setattr(timing, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+
+    def compiled_then_cheap():
+        clock[0] += 0.3 if not log else 0.001
+        log.append("cheap")
+
+    bench_together({"cheap": (compiled_then_cheap, ())}, n=3)
+    assert len(log) == 3 + 3 * 2  # three warm-up calls, then two a round
+
+
 def test_rounds_stop_once_the_spreads_are_apart(monkeypatch):
     call = fake_clock(monkeypatch)
     timed = bench_together({"a": call("a", 0.001), "b": call("b", 0.002)}, n=40)

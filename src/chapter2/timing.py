@@ -90,14 +90,15 @@ def bench_together(
     """Time several calls `name: (f, args)` in turns: each round runs every call, waited
     for, so a machine that speeds up or slows down meanwhile affects them all alike.
     Each call first warms up (the first call compiles, the next few settle caches and
-    threads), and in every round a call shorter than SETTLE_BELOW runs once untimed right
-    before its timed run: a cheap call timed right after an expensive one would otherwise
-    pay for the caches and memory its neighbour disturbed (a 0.02 ms call measured 0.17 ms
-    that way; refilling this CPU's 32 MiB cache costs a longer call a few percent at most).
+    threads), and in every round a call whose last warm-up run took less than SETTLE_BELOW
+    runs once untimed right before its timed run: a cheap call timed right after an expensive
+    one would otherwise pay for the caches and memory its neighbour disturbed (a 0.02 ms call
+    measured 0.17 ms that way; refilling this CPU's 32 MiB cache is an estimated millisecond,
+    a few percent of a longer call).
     So each call reads its own time, as if timed alone. Rounds stop once the ranges that
     hold every two calls' medians are apart (looked at after FIRST_LOOK rounds, then every
     LOOK_EVERY), after `budget` seconds of rounds, or after `n` rounds."""
-    import jax  # noqa: PLC0415 - imported when first used
+    import jax  # imported when first used
 
     def run(f: Callable, args: tuple) -> float:
         start = time.perf_counter()
@@ -106,11 +107,12 @@ def bench_together(
 
     settled = set()
     for name, (f, args) in calls.items():
-        done, spent = 0, 0.0
+        done, spent, last = 0, 0.0, 0.0
         while done < WARM_UP[0] or spent < WARM_UP[1]:
-            spent += run(f, args)
+            last = run(f, args)  # the first call compiles: only the last one says how long
+            spent += last
             done += 1
-        if spent / done < SETTLE_BELOW:
+        if last < SETTLE_BELOW:
             settled.add(name)
     times: dict[str, list[float]] = {name: [] for name in calls}
     started = time.perf_counter()
