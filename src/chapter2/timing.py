@@ -130,8 +130,8 @@ def bench_together(
 
 
 def bench(f: Callable, *args, n: int = 20, budget: float = 2.0) -> BenchResult:
-    """Time `f(*args)` alone: `bench_together` with one call (at most `n` runs, or `budget`
-    seconds of them, past FIRST_LOOK)."""
+    """Time `f(*args)` alone: `bench_together` with one call, which has nothing to be told
+    apart from, so it stops at its first look: min(n, FIRST_LOOK) runs."""
     return bench_together({"": (f, args)}, n, budget)[""]
 
 
