@@ -1,6 +1,7 @@
 """The claims registry: every claim holds here, sits on its page, can fail, and reports as data."""
 
 import importlib
+import inspect
 import json
 import re
 
@@ -29,21 +30,16 @@ ALL = claims()
 
 
 @pytest.fixture
-def empty_registry(monkeypatch, tmp_path):
-    """A registry with no claims and no modules to load, for claims made up by a test, whose
-    statements lie on a page `demo` of their own."""
+def empty_registry(monkeypatch):
+    """A registry with no claims and no modules to load, for claims made up by a test."""
     monkeypatch.setattr(registry, "REGISTRY", {})
     monkeypatch.setattr(claims_package, "REGISTRY", registry.REGISTRY)
     monkeypatch.setattr(claims_package, "section_modules", list)
-    monkeypatch.setattr(registry, "DOCS", tmp_path)
     return registry.REGISTRY
 
 
-def made_up(claim_id, check, kind=Kind.ASSERTED, statement="JAX does x."):
-    """A claim of the page `demo`, which states it (under the registry's DOCS)."""
-    page = registry.DOCS / "demo.md"
-    said = page.read_text() if page.exists() else "# Demo\n\n"
-    page.write_text(f"{said}({registry.Claim(claim_id, 'demo', None).label})=\n{statement}\n\n")
+def made_up(claim_id, check, kind=Kind.ASSERTED):
+    """A claim of a page `demo`."""
     return registry.claim(claim_id, kind=kind, page="demo")(check)
 
 
@@ -72,29 +68,10 @@ def test_claim_holds_on_this_jax(claim_id):
         assert machinery not in said.lower(), f"{claim_id} says {machinery!r}: {said}"
 
 
-def test_every_statement_is_read_from_its_page_as_a_sentence():
-    said = {i: c.statement for i, c in ALL.items()}
-    assert [i for i, s in said.items() if not re.search(r"[.!?:)]$", s)] == []
-
-
 def test_what_a_claim_says_is_written_once_on_its_page_never_in_its_check():
     """A check's docstring would be a second copy of the page's sentence, kept in step by
     nobody: checks have none."""
     assert [i for i, c in ALL.items() if c.check.__doc__] == []
-
-
-def test_a_statement_is_the_paragraph_or_the_warning_under_its_label(tmp_path, monkeypatch):
-    monkeypatch.setattr(registry, "DOCS", tmp_path)
-    (tmp_path / "p.md").write_text(
-        "# P\n\n(claim-a)=\nThe {doc}`fusion <fusion>` page shows\n`one` fusion, "
-        "{glue:text}`n` bytes.\n\nNext.\n\n"
-        "(claim-b)=\n:::{warning}\nNot *this*\n\nbut that.\n:::\nAfter.\n"
-    )
-    assert registry.page_statements("p") == {
-        "a": "The fusion page shows `one` fusion, [n] bytes.",
-        "b": "Not *this* but that.",
-    }
-    assert registry.page_statements("no-such-page") == {}
 
 
 def test_claims_modules_are_named_after_pages():
@@ -241,18 +218,17 @@ def test_describe_error_names_missing_modules_and_attributes():
     )
 
 
-def test_drift_names_the_claim_the_statement_and_what_jax_did(empty_registry):
-    made_up(
-        "one-plus-one",
-        lambda: Observation(expected={"1 + 1": 3}, observed={"1 + 1": 2}),
-        statement="JAX adds 1 and 1 to make 3.",
-    )
+def test_drift_names_the_claim_its_check_and_what_jax_did(empty_registry):
+    def adds():
+        return Observation(expected={"1 + 1": 3}, observed={"1 + 1": 2})
+
+    made_up("one-plus-one", adds)
     with pytest.raises(ClaimDrift) as err:
         verify("one-plus-one")
     message = str(err.value)
     assert "claim 'one-plus-one' (page demo) drifted" in message
     assert jax.__version__ in message
-    assert "the book says: JAX adds 1 and 1 to make 3." in message
+    assert f"its check:     tests/test_claims.py:{inspect.getsourcelines(adds)[1]}" in message
     assert "JAX did:       1 + 1: 2 (the book expects 3)" in message
     assert "expected {'1 + 1': 3}, observed {'1 + 1': 2}" in message
 
@@ -346,7 +322,7 @@ def test_json_report_of_every_claim(empty_registry, tmp_path, capsys):
     assert data["jax"] == jax.__version__
     assert data["modules_not_loaded"] == {}
     records = {r["id"]: r for r in data["claims"]}
-    fields = {"id", "section", "statement", "kind", "status", "expected", "observed", "jax"}
+    fields = {"id", "section", "kind", "status", "expected", "observed", "jax"}
     assert fields <= set(records["holds-here"])
     assert "jaxlib" in records["gone"]
     assert records["holds-here"]["status"] == "holds"

@@ -4,8 +4,10 @@ import json
 import re
 
 import pytest
-from book import cache, dependencies, failures, layer_hash, verdicts
+from book import cache, dependencies, failures, layer_hash, record, verdicts
 from conftest import DOCS, ROOT
+from docutils.core import publish_doctree
+from myst_parser.parsers.docutils_ import Parser
 
 from chapter2.claims.registry import Status
 
@@ -101,6 +103,19 @@ def test_every_status_has_a_symbol_words_and_a_colour_class(status):
     assert verdicts.status_class(status) in (DOCS / "_static" / "book.css").read_text()
 
 
+def test_a_statement_is_the_paragraph_or_the_warning_under_its_label_as_read():
+    page = (
+        "# P\n\n(claim-a)=\nThe fusion page shows\n`one` fusion, *two* bytes.\n\nNext.\n\n"
+        "(claim-b)=\n:::{warning}\nNot *this*\n\nbut that.\n:::\nAfter.\n\n(other)=\nNot a claim.\n"
+    )
+    settings = {"myst_enable_extensions": ["colon_fence"], "report_level": 4}
+    doctree = publish_doctree(page, parser=Parser(), settings_overrides=settings)
+    assert record.statements(doctree) == {
+        "a": {"text": "The fusion page shows one fusion, two bytes.", "line": 4},
+        "b": {"text": "Not this but that.", "line": 10},
+    }
+
+
 def test_a_failing_cell_says_its_error_then_its_last_lines():
     failure = {"cell": "x = 1\n\ny = 2\nassert x == 2", "error": "AssertionError: "}
     text = failures.failure_text({**failure, "after_a_failure": False})
@@ -114,10 +129,11 @@ def made_up_record() -> dict:
     warning after them on the same page, one on another page and one of no page."""
     drift = (
         "ClaimDrift: claim 'fused' (page fusion) drifted on JAX 0.4.38.\n"
-        "  edit:          docs/fusion.md:118 (what the book says)"
+        "  its check:     src/chapter2/claims/pages/fusion.py:40"
     )
+    first = {"line": 120, "cell": 'verify_each(["fused", "kept"])', "error": drift}
     cells = [
-        {"line": 120, "cell": 'verify("fused")', "error": drift, "after_a_failure": False},
+        {**first, "claims": ["fused", "kept"], "after_a_failure": False},
         {
             "line": 130,
             "cell": "print(fused)",
@@ -125,7 +141,15 @@ def made_up_record() -> dict:
             "after_a_failure": True,
         },
     ]
-    fusion = {"path": "docs/fusion.md", "failing_cells": cells, "verdicts": {}}
+    fusion = {
+        "path": "docs/fusion.md",
+        "failing_cells": cells,
+        "statements": {"fused": {"text": "XLA fuses the three.", "line": 118}},
+        "verdicts": {
+            "fused": {"section": "fusion", "status": "drifted"},
+            "kept": {"section": "fusion", "status": "holds"},
+        },
+    }
     index = {"path": "docs/index.md", "failing_cells": [], "verdicts": {}}
     return {
         "pages": {"fusion": fusion, "index": index},
@@ -145,8 +169,9 @@ def test_the_summary_counts_every_problem_and_marks_what_follows_a_failure():
         lines[2]
         == "  docs/fusion.md:120: ClaimDrift: claim 'fused' (page fusion) drifted on JAX 0.4.38."
     )
-    assert lines[3] == "        edit:          docs/fusion.md:118 (what the book says)"
-    assert lines[4] == '        | verify("fused")'
+    assert lines[3] == "        its check:     src/chapter2/claims/pages/fusion.py:40"
+    assert lines[4] == "        the book says (docs/fusion.md:118): XLA fuses the three."
+    assert lines[5] == '        | verify_each(["fused", "kept"])'
     knock_ons = [i for i, line in enumerate(lines) if line.endswith(failures.AFTER_A_FAILURE)]
     assert [lines[i].split(": ")[0] for i in knock_ons] == [
         "  docs/fusion.md:130",

@@ -415,3 +415,11 @@ def test_each_claims_check_ran_once_in_the_build():
     runs = checks_run(read_record(HTML.parent))
     assert {claim: pages for claim, pages in runs.items() if len(pages) != 1} == {}
     assert set(runs) == set(claims())
+
+
+def test_every_claim_is_stated_on_its_page_as_a_sentence():
+    """What the book says of each claim, as the build read it under its label (the marks'
+    titles, the page of checks and the drift report quote it)."""
+    pages = read_record(HTML.parent)["pages"]
+    said = {i: pages[c.page]["statements"].get(i, {}).get("text", "") for i, c in claims().items()}
+    assert [i for i, text in said.items() if not re.search(r"[.!?:)]$", text)] == []

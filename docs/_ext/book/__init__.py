@@ -18,7 +18,6 @@ from book import (
     verdicts,
 )
 from chapter2.claims.attribution import PAGE_VARIABLE
-from chapter2.claims.registry import DOCS_VARIABLE
 
 
 def layer_hash(package: Path = Path(__file__).parent) -> str:
@@ -30,9 +29,8 @@ def layer_hash(package: Path = Path(__file__).parent) -> str:
 
 
 def name_the_page(app, docname: str, source: list[str]) -> None:
-    """`source-read`: the kernel started next knows its page (chapter2.claims.attribution),
-    and the claims read what the book says from this build's pages."""
-    os.environ[PAGE_VARIABLE], os.environ[DOCS_VARIABLE] = docname, str(app.srcdir)
+    """`source-read`: the kernel started next knows its page (chapter2.claims.attribution)."""
+    os.environ[PAGE_VARIABLE] = docname
 
 
 def setup(app):

@@ -11,17 +11,40 @@ from pathlib import Path
 
 from book.cache import opened
 from book.notebooks import executed_notebook
-from book.record import AFTER_A_FAILURE, RECORD, book_data, failing_cells, read_record
+from book.record import (
+    AFTER_A_FAILURE,
+    RECORD,
+    book_data,
+    failing_cells,
+    read_record,
+    statement,
+)
+from chapter2.claims.registry import Status
 
 REPORT = "failed-pages.txt"
 
 
-def failure_text(failure: dict) -> str:
-    """A failing cell's message: the error, then the cell's last lines, indented below it."""
+def failure_text(failure: dict, said: tuple[str, ...] | list[str] = ()) -> str:
+    """A failing cell's message: the error, what the book says of each claim it found
+    drifted (`said`), then the cell's last lines, indented below it."""
     head = [AFTER_A_FAILURE] if failure["after_a_failure"] else []
-    first, *rest = [*head, *failure["error"].splitlines()]
+    first, *rest = [*head, *failure["error"].splitlines(), *said]
     cell = [f"  | {line}" for line in failure["cell"].splitlines() if line.strip()][-2:]
     return "\n".join([first, *(f"  {line}" for line in [*rest, *cell])])
+
+
+def what_the_book_says(record: dict, failure: dict) -> list[str]:
+    """For each drifted claim a failing cell shows: where its page says it, and what."""
+    pages, said = record["pages"], []
+    for claim_id in failure.get("claims", []):
+        verdict = pages[failure["page"]]["verdicts"].get(claim_id, {})
+        if verdict.get("status") != Status.DRIFTED:
+            continue
+        home = verdict["section"]
+        found = statement(pages, home, claim_id)
+        where = f"{pages[home]['path']}:{found['line']}" if home in pages else home
+        said.append(f"  the book says ({where}): {found['text'] or '(nothing under its label)'}")
+    return said
 
 
 def problems(record: dict) -> list[dict]:
@@ -31,7 +54,10 @@ def problems(record: dict) -> list[dict]:
     first_failure = {}
     for cell in cells:
         first_failure.setdefault(cell["path"], cell["line"] or 0)
-    found = [{**c, "line": c["line"] or 0, "message": failure_text(c)} for c in cells]
+    found = [
+        {**c, "line": c["line"] or 0, "message": failure_text(c, what_the_book_says(record, c))}
+        for c in cells
+    ]
     for problem in record.get("problems", []):
         after = problem["line"] > first_failure.get(problem["path"], problem["line"])
         message = f"{AFTER_A_FAILURE}\n{problem['message']}" if after else problem["message"]

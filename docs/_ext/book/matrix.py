@@ -33,7 +33,6 @@ def build_matrix(runs: list[dict]) -> dict:
                 {"section": verdict["section"], "kind": verdict["kind"], "status": {}},
             )
             entry["status"][run["jax"]] = verdict["status"]
-            entry["statement"] = verdict["statement"]
             if verdict["status"] == Status.CANNOT_CHECK:
                 entry.setdefault("reasons", {})[run["jax"]] = verdict["evidence"]
     for entry in claims.values():

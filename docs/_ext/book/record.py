@@ -1,5 +1,5 @@
-"""What a build learned, as data: each page's verdicts, failing cells and timed comparisons,
-and every problem Sphinx logged.
+"""What a build learned, as data: each page's statements, verdicts, failing cells and timed
+comparisons, and every problem Sphinx logged.
 
 The `book` domain keeps it with the environment (cleared when a page is read again); the
 collector fills it as each page is read; RECORD, written beside the pages when the build
@@ -29,6 +29,7 @@ from chapter2.timing import COMPARISON_MIME
 logger = logging.getLogger(__name__)
 RECORD = "record.json"
 VERDICT_ATTRIBUTE = "book_verdict"  # set by book.verdicts.VerdictRenderer on a verdict's node
+CLAIM_PREFIX = "claim-"  # a statement's label: (claim-<id>)=
 CELL_FAILED = ("book", "cell")  # a failing cell's warning: recorded as data, not as a problem
 
 
@@ -45,8 +46,10 @@ class BookDomain(Domain):
         return self.data["pages"]
 
     def page(self, docname: str) -> dict:
-        """What `docname` found: verdicts, failing cells, comparisons, whether it has a table."""
-        empty = {"verdicts": {}, "failing_cells": [], "comparisons": [], "checks": []}
+        """What `docname` found: statements, verdicts, failing cells, comparisons, checks,
+        whether it has a table."""
+        empty = {"statements": {}, "verdicts": {}, "failing_cells": [], "comparisons": []}
+        empty["checks"] = []
         return self.pages.setdefault(docname, {**empty, "needs_every_page": False})
 
     def clear_doc(self, docname: str) -> None:
@@ -71,10 +74,11 @@ class BookCollector(EnvironmentCollector):
         """The domain merges its own data."""
 
     def process_doc(self, app, doctree: nodes.document) -> None:
-        """The page's verdicts (from the nodes the renderer made) and, from its executed
-        notebook, its failing cells (each one a warning at its line) and comparisons."""
+        """The page's statements and verdicts (from the nodes the renderer made) and, from its
+        executed notebook, its failing cells (each one a warning at its line) and comparisons."""
         env = app.env
         page = book_data(env).page(env.docname)
+        page["statements"] = statements(doctree)
         for node in doctree.findall(lambda n: isinstance(n, nodes.Element)):
             if VERDICT_ATTRIBUTE in node:
                 page["verdicts"][node[VERDICT_ATTRIBUTE]["id"]] = node[VERDICT_ATTRIBUTE]
@@ -108,6 +112,18 @@ class BookCollector(EnvironmentCollector):
             for p in record.get("problems", [])
         }
         return sorted(named & env.found_docs)
+
+
+def statements(doctree: nodes.document) -> dict[str, dict]:
+    """What the page says under each `(claim-<id>)=` label (the paragraph or box that holds the
+    label's id), as a reader reads it, and its line."""
+    found = {}
+    for node in doctree.findall(nodes.Element):
+        for name in node["ids"]:
+            if name.startswith(CLAIM_PREFIX) and not isinstance(node, nodes.target):
+                text = " ".join(node.astext().split())
+                found[name.removeprefix(CLAIM_PREFIX)] = {"text": text, "line": node.line}
+    return found
 
 
 def notebook_facts(notebook) -> dict:
@@ -232,13 +248,22 @@ def failing_cells(record: dict) -> list[dict]:
 
 
 def home_verdicts(record_pages: dict) -> dict[str, dict]:
-    """Each claim's verdict as the pages found it, preferring its own page's."""
+    """Each claim's verdict as the pages found it, preferring its own page's, with what its
+    page says ("" where it says nothing)."""
     home = {}
     for page, found in sorted(record_pages.items()):
         for claim_id, data in found["verdicts"].items():
             if data["section"] == page or claim_id not in home:
                 home[claim_id] = data
-    return home
+    return {
+        claim_id: data | {"statement": statement(record_pages, data["section"], claim_id)["text"]}
+        for claim_id, data in home.items()
+    }
+
+
+def statement(record_pages: dict, page: str, claim_id: str) -> dict:
+    """What `page` says of `claim_id` and its line (empty where it says nothing)."""
+    return record_pages.get(page, {}).get("statements", {}).get(claim_id, {"text": "", "line": 0})
 
 
 def checks_run(record: dict) -> dict[str, list[str]]:

@@ -213,7 +213,7 @@ def _link(app, docname: str, data: dict, text: str, titled: bool = True) -> node
     """A link from `docname` to the claim's place on its page (titled with its statement)."""
     target, anchor = app.env.get_domain("std").anonlabels.get(data["label"], (data["section"], ""))
     uri = app.builder.get_relative_uri(docname, target) + (f"#{anchor}" if anchor else "")
-    title = {"reftitle": data["statement"]} if titled else {}
+    title = {"reftitle": data["statement"]} if titled and data["statement"] else {}
     return nodes.reference("", text, refuri=uri, **title)
 
 

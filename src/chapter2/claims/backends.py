@@ -41,7 +41,6 @@ def claim_of(verdict: dict) -> Claim:
         Kind(verdict["kind"]),
         only_on=tuple(only_on) if only_on else None,
         expected_on=expected_on,
-        recorded_statement=verdict["statement"],
     )
 
 

@@ -1,12 +1,10 @@
-"""The registry of claims: what the book says JAX does (read from the page, under the label
+"""The registry of claims: what the book says JAX does (stated on its page, under the label
 `(claim-<id>)=`), each with a check that returns an `Observation`, whence its status."""
 
 import ast
 import contextlib
-import functools
 import inspect
 import json
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -62,43 +60,6 @@ SHOWN = {
         "its subject does not exist there",
     ),
 }
-
-# The pages of the book being built (the build names them), else of the source tree.
-DOCS_VARIABLE = "CHAPTER2_DOCS"
-DOCS = Path(os.environ.get(DOCS_VARIABLE) or Path(__file__).resolve().parents[3] / "docs")
-
-
-def plain_text(markdown: str) -> str:
-    """MyST as a sentence reads: a glued number shows as [its name], a role its text."""
-    text = re.sub(r"\{glue(?::\w+)?\}`([^`]*)`", r"[\1]", markdown)
-    text = re.sub(r"\{[\w:-]+\}`([^`<]*?)\s*(?:<[^>]*>)?`", r"\1", text)
-    return " ".join(text.split())
-
-
-CLAIM_LABEL = re.compile(r"^\(claim-([\w-]+)\)=\n", re.M)  # a statement's label on its page
-
-
-def page_statements(page: str) -> dict[str, str]:
-    """What `page` says under each `(claim-<id>)=` label: the paragraph or warning box after it."""
-    path = DOCS / f"{page}.md"
-    if not path.exists():
-        return {}
-    stat = path.stat()
-    return _statements(path, stat.st_mtime_ns, stat.st_size)
-
-
-@functools.cache
-def _statements(path: Path, *_version: int) -> dict[str, str]:
-    text = path.read_text()
-    found = {}
-    for match in CLAIM_LABEL.finditer(text):
-        block = text[match.end() :]
-        if block.startswith(":::{"):  # a warning: the text of its box
-            block = block.split("\n", 1)[1].split("\n:::", 1)[0]
-        else:  # a paragraph: up to the first blank line
-            block = re.split(r"\n\s*\n", block, maxsplit=1)[0]
-        found[match[1]] = plain_text(block)
-    return found
 
 
 def _plain(values: dict[str, Any]) -> dict[str, Any]:
@@ -157,19 +118,11 @@ class Claim:
     # what it does on a backend where it is known to differ: {platform: (expected, why)}.
     only_on: tuple[str, str] | None = None
     expected_on: dict[str, tuple[dict, str]] = field(default_factory=dict, compare=False)
-    recorded_statement: str | None = None  # a claim rebuilt from a verdict's data says this
 
     @property
     def label(self) -> str:
         """The label of the claim's statement on its page."""
         return f"claim-{self.id}"
-
-    @property
-    def statement(self) -> str:
-        """What the book says, read from its page ("" where the pages are not at hand)."""
-        if self.recorded_statement is not None:
-            return self.recorded_statement
-        return page_statements(self.page).get(self.id, "")
 
 
 def module_code(text: str, roots: list[str]) -> str:
@@ -281,7 +234,6 @@ class Verdict:
             "id": self.claim.id,
             "section": self.claim.page,
             "label": self.claim.label,
-            "statement": self.claim.statement,
             "kind": str(self.claim.kind),
             "warning": self.claim.warning,
             "rests_on": list(self.claim.rests_on),
@@ -383,34 +335,29 @@ _DRIFTED = "claim {id!r} (page {page}) drifted on JAX {jax}."
 
 def _shown(path: Path) -> str:
     """A path from the repository or the package's folder, never the machine's own."""
-    for root in (DOCS.parent, Path(__file__).resolve().parents[2]):
+    here = Path(__file__).resolve()
+    for root in (here.parents[3], here.parents[2]):
         if path.resolve().is_relative_to(root):
             return str(path.resolve().relative_to(root))
     return path.name
 
 
-def where_to_edit(entry: Claim) -> str:
-    """Where a drifted claim is said (its page's file and line) and checked."""
-    places = []
-    page = DOCS / f"{entry.page}.md"
-    text = page.read_text() if page.exists() else ""
-    label = text.find(f"(claim-{entry.id})=")
-    if label >= 0:
-        places.append(f"{_shown(page)}:{text.count(chr(10), 0, label) + 2} (what the book says)")
+def where_checked(entry: Claim) -> str:
+    """The file and line of a claim's check ("" for a check written in a notebook)."""
     check = entry.check if getattr(entry.check, "__module__", "__main__") != "__main__" else None
     with contextlib.suppress(OSError, TypeError):  # no check, or one written in a notebook
         line = inspect.getsourcelines(check)[1]
-        places.append(f"{_shown(Path(inspect.getsourcefile(check)))}:{line} (its check)")
-    return " or ".join(places)
+        return f"{_shown(Path(inspect.getsourcefile(check)))}:{line}"
+    return ""
 
 
 def drift_message(verdict: Verdict) -> str:
-    """A drifted claim: where to edit it, what the book says, what JAX did."""
+    """A drifted claim: where it is checked and what JAX did (what the book says is on its
+    page, above the cell; the build's summary quotes it)."""
     entry, obs = verdict.claim, verdict.observation
     lines = [
         _DRIFTED.format(id=entry.id, page=entry.page, jax=verdict.versions["jax"]),
-        f"  edit:          {where_to_edit(entry) or 'the notebook cell that registers it'}",
-        f"  the book says: {entry.statement}",
+        f"  its check:     {where_checked(entry) or 'the notebook cell that registers it'}",
         f"  JAX did:       {verdict.evidence}",
     ]
     if obs is not None:
