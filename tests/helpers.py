@@ -5,9 +5,9 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+from book import build as book_build
 from conftest import ROOT
 from reader_code import serving  # noqa: F401 - the one test server (tools/ is on the path)
 
@@ -45,7 +45,7 @@ def make_book(tmp_path: Path, pages: dict[str, list[str]]) -> Path:
 def build(docs: Path, *extra: str, **env: str) -> subprocess.CompletedProcess:
     """The book's own build command (`python -m book.build`, as nox runs it) on `docs`."""
     return subprocess.run(
-        [sys.executable, "-m", "book.build", str(docs), str(docs / "_build" / "html"), *extra],
+        book_build.command(docs, docs / "_build" / "html", *extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,  # one stream, in the order a reader sees it
         text=True,

@@ -118,9 +118,9 @@ def test_a_statement_is_the_paragraph_or_the_warning_under_its_label_as_read():
 
 def test_a_failing_cell_says_its_error_then_its_last_lines():
     failure = {"cell": "x = 1\n\ny = 2\nassert x == 2", "error": "AssertionError: "}
-    text = failures.failure_text({**failure, "after_a_failure": False})
+    text = record.failure_text({**failure, "after_a_failure": False})
     assert text.splitlines() == ["AssertionError: ", "    | y = 2", "    | assert x == 2"]
-    later = failures.failure_text({**failure, "after_a_failure": True})
+    later = record.failure_text({**failure, "after_a_failure": True})
     assert later.splitlines()[0] == failures.AFTER_A_FAILURE
 
 

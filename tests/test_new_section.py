@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from book import build as book_build
 from conftest import HTML, ROOT
 from helpers import FRONT_MATTER, OUTER_ENV
 
@@ -109,7 +110,7 @@ def test_a_new_section_takes_the_places_contributing_names(tmp_path):
 
     html = repo / "docs/_build/html"
     done = subprocess.run(
-        [sys.executable, "-m", "book.build", "docs", str(html)],
+        book_build.command("docs", html),
         cwd=repo,
         env=env,
         capture_output=True,

@@ -16,6 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from book import build as book_build
 from book.dependencies import page_dependencies
 from book.record import read_record
 from record_backend import notebook_pages, page_script, run_script
@@ -53,7 +54,7 @@ def floor(scratch: Path) -> tuple[float, list[str]]:
 
 def build(build_dir: Path) -> tuple[float, list[str]]:
     """One build of the book; the pages it executed, from myst-nb's log."""
-    command = [sys.executable, "-m", "book.build", str(DOCS), str(build_dir / "html")]
+    command = book_build.command(DOCS, build_dir / "html")
     start = time.perf_counter()
     env = {**os.environ, "BOOK_BUILD_DIR": str(build_dir)}
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)

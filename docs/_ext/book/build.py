@@ -21,6 +21,11 @@ def arguments(source: Path | str, outdir: Path | str, *extra: str) -> list[str]:
     return [*OPTIONS, "--doctree-dir", str(doctrees), *extra, str(source), str(outdir)]
 
 
+def command(source: Path | str, outdir: Path | str, *extra: str) -> list[str]:
+    """This build command, run by this interpreter (for tools and tests)."""
+    return [sys.executable, "-m", "book.build", str(source), str(outdir), *extra]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) < 2:

@@ -16,21 +16,13 @@ from book.record import (
     RECORD,
     book_data,
     failing_cells,
+    failure_text,
     read_record,
     statement,
 )
 from chapter2.claims.registry import Status
 
 REPORT = "failed-pages.txt"
-
-
-def failure_text(failure: dict, said: tuple[str, ...] | list[str] = ()) -> str:
-    """A failing cell's message: the error, what the book says of each claim it found
-    drifted (`said`), then the cell's last lines, indented below it."""
-    head = [AFTER_A_FAILURE] if failure["after_a_failure"] else []
-    first, *rest = [*head, *failure["error"].splitlines(), *said]
-    cell = [f"  | {line}" for line in failure["cell"].splitlines() if line.strip()][-2:]
-    return "\n".join([first, *(f"  {line}" for line in [*rest, *cell])])
 
 
 def what_the_book_says(record: dict, failure: dict) -> list[str]:
