@@ -16,7 +16,14 @@ project = "Optimizing JAX Code for Performance"
 author = "The chapter2 authors"
 copyright = "2026, the chapter2 authors"
 
-extensions = ["myst_nb", "sphinx_design", "sphinx_copybutton", "book"]
+extensions = [
+    "myst_nb",
+    "sphinx_design",
+    "sphinx_copybutton",
+    "sphinx.ext.intersphinx",
+    "sphinx_codeautolink",
+    "book",
+]
 exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints"]
 myst_enable_extensions = ["colon_fence", "dollarmath", "deflist", "substitution"]
 smartquotes = False  # keep -- and quotes as typed: flags and code-like text must stay exact
@@ -38,6 +45,25 @@ nb_execution_allow_errors = True  # every cell runs; book.failures names each fa
 nb_render_error_lexer = "myst-ansi"  # an error shows as IPython coloured it, whatever its text
 nb_merge_streams = True
 nb_render_markdown_format = "myst"  # Markdown that cells output may use roles such as {ref}
+
+# JAX's and NumPy's names link to their references: in prose through roles such as
+# {py:obj}`jax.jit`, in code cells through sphinx-codeautolink (a page's cells read as one
+# program, so an import holds in the cells below it). The inventories are committed, so the
+# build needs no network: tools/inventory.py makes them from each library's documentation
+# sources and names, beside each, the published reference it points into (MAINTAINING.md).
+_REFERENCES = {
+    p: json.loads(p.read_text()) for p in sorted((ROOT / "data/inventories").glob("*.json"))
+}
+intersphinx_mapping = {
+    p.stem: (r["addresses"], str(p.with_suffix(".inv"))) for p, r in _REFERENCES.items()
+}
+# A class defined in a private module is linked under the name its reference documents.
+codeautolink_inventory_map = {
+    k: v for r in _REFERENCES.values() for k, v in r["defined_in"].items()
+}
+codeautolink_concat_default = True
+# A cell that does not parse fails as it runs, and the build names it there: once.
+suppress_warnings = ["codeautolink.parse_block"]
 
 # Kernels talk to the build over IPC sockets (see docs/_ext/book/kernels.py).
 os.environ["JUPYTER_DEFAULT_PROVISIONER_NAME"] = "book-ipc"

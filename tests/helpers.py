@@ -29,11 +29,13 @@ OUTER_ENV = {k: v for k, v in os.environ.items() if k != "BOOK_BUILD_DIR"} | {"N
 
 
 def make_book(tmp_path: Path, pages: dict[str, list[str]]) -> Path:
-    """A book at tmp_path/docs with the real configuration and one page per entry of `pages`."""
+    """A book at tmp_path/docs with the real configuration (and the references' inventories)
+    and one page per entry of `pages`."""
     docs = tmp_path / "docs"
     docs.mkdir(parents=True)
     shutil.copy(ROOT / "docs" / "conf.py", docs)
     shutil.copytree(ROOT / "docs" / "_static", docs / "_static")
+    shutil.copytree(ROOT / "data" / "inventories", tmp_path / "data" / "inventories")
     toctree = "\n".join(pages)
     (docs / "index.md").write_text(f"# Tiny book\n\n```{{toctree}}\n:numbered:\n{toctree}\n```\n")
     for name, cells in pages.items():

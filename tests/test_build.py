@@ -162,7 +162,10 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
         tmp_path,
         {
             "timed": ["from chapter2.timing import bench", record.format("timed")],
-            "laid": ["from chapter2.layout import aligned_empty", record.format("laid")],
+            "laid": [
+                "import jax.numpy as jnp\nfrom chapter2.layout import aligned_empty",
+                record.format("laid"),
+            ],
         },
     )
     (docs / "notes.md").write_text("# Notes\n\n```{claims-matrix}\n```\n")
@@ -205,6 +208,15 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     assert log.read_text() == executions
     written = re.findall(r"^writing output\.\.\. \[\s*\d+%\] (\S+)", result.stdout, re.M)
     assert set(written) == {"index", "extra", "laid", "notes", "timed"}
+    # a change that only the HTML depends on writes every page, and reads each first, so
+    # that its code keeps its links into JAX's reference (book.links)
+    same = ["-D", "book_layer_hash=changed"]  # as the build before: nothing else to read
+    result = build(docs, *same, "-D", "html_baseurl=https://example.org/", EXECUTION_LOG=str(log))
+    assert result.returncode == 0, result.stdout
+    assert re.findall(r"^reading sources\.\.\. \[\s*\d+%\] (\S+)", result.stdout, re.M)
+    reference = 'href="https://docs.jax.dev/en/latest/jax.numpy.html#module-jax.numpy"'
+    assert reference in (docs / "_build/html/laid.html").read_text()
+    assert log.read_text() == executions
 
 
 def test_a_failing_cell_does_not_stop_its_page(tmp_path):

@@ -10,6 +10,7 @@ from book import (
     dependencies,
     failures,
     glyphs,
+    links,
     notebooks,
     numbering,
     offline,
@@ -59,6 +60,8 @@ def setup(app):
     app.connect("builder-inited", problems.attach)
     app.connect("build-finished", problems.write)
     app.connect("env-get-outdated", notebooks.uncached)
+    app.connect("builder-inited", links.note_outdated_html)
+    app.connect("env-get-outdated", links.read_what_is_written)
     app.connect("build-finished", failures.forget_failed_pages)
     app.connect("html-page-context", notebooks.offer_notebook)  # before the theme's (501)
     app.connect("html-page-context", notebooks.no_source_download, priority=600)

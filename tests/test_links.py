@@ -1,0 +1,196 @@
+"""Links into the references of JAX, NumPy and SciPy: from the committed inventories alone,
+on every name of a reader's code that a reference documents, and on the prose's full names."""
+
+import ast
+import json
+import posixpath
+import re
+import subprocess
+import sys
+
+import pytest
+from bs4 import BeautifulSoup
+from conftest import DOCS, HTML, ROOT, toctree
+from inventory import page_entries  # tools/ is on pytest's pythonpath
+from sphinx.util.inventory import InventoryFile
+
+INVENTORIES = ROOT / "data" / "inventories"
+READER_PAGES = [p for p in ["index", *toctree()] if p not in toctree("For maintainers")]
+LIBRARIES = ("jax", "numpy", "scipy")
+
+# What the pages' code names that no reference links to, and why.
+UNLINKED = {
+    "jax.config.update": "JAX's reference documents jax.config, not its methods",
+    "jax.config.jax_enable_x64": "an option: JAX lists options on one page, not in its inventory",
+    "jax.config.jax_default_device.platform": "an option, read as an attribute of jax.config",
+    "jax.explain_cache_misses": "an option's context manager, absent from JAX's reference",
+    "jax.experimental.layout.Format": "jax.experimental.layout has no page in JAX's reference",
+    "jax.experimental.layout.Layout.AUTO": "jax.experimental.layout has no page in JAX's reference",
+    "jax.numpy.pi": "JAX's reference lists no constants of jax.numpy",
+    "jax.profiler.ProfileData.from_file": "JAX's reference does not document ProfileData",
+    "numpy.abs": "NumPy documents the function as numpy.absolute, abs being its alias",
+}
+# Names of one class: sphinx-codeautolink links the class once, to the name it goes by.
+SAME_CLASS = {"jax.extend.core.ClosedJaxpr": "jax.extend.core.Jaxpr"}  # an alias in this JAX
+
+
+def addresses() -> dict[str, str]:
+    """Every name of the committed inventories and its address, as intersphinx reads them."""
+    found = {}
+    for source in sorted(INVENTORIES.glob("*.json")):
+        base = json.loads(source.read_text())["addresses"]
+        with source.with_suffix(".inv").open("rb") as stream:
+            inventory = InventoryFile.load(stream, base, posixpath.join)
+        found |= {name: item.uri for items in inventory.values() for name, item in items.items()}
+    return found
+
+
+ADDRESSES = addresses()
+
+
+def page_html(page: str) -> BeautifulSoup:
+    return BeautifulSoup((HTML / f"{page}.html").read_text(), "html.parser")
+
+
+def imported_names(tree: ast.AST) -> dict[str, str]:
+    """The names a cell's imports of the three libraries bind, with what they stand for."""
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in LIBRARIES:
+                    top = alias.name.split(".")[0]
+                    bound[alias.asname or top] = alias.name if alias.asname else top
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in LIBRARIES:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return bound
+
+
+def dotted_names(tree: ast.AST, bound: dict[str, str]) -> set[str]:
+    """The full names of the libraries that the code reaches through its imports (the
+    longest chain of attributes, as `jnp.linalg.norm` stands for jax.numpy.linalg.norm)."""
+    chains = set()
+    for node in ast.walk(tree):
+        parts, root = [], node
+        while isinstance(root, ast.Attribute):
+            parts.append(root.attr)
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in bound:
+            chains.add(".".join([bound[root.id], *reversed(parts)]))
+    return {c for c in chains if not any(o.startswith(f"{c}.") for o in chains)}
+
+
+def code_of(page: str) -> list[ast.Module]:
+    """The page's visible code cells, parsed, as the reader sees them."""
+    return [ast.parse(pre.get_text()) for pre in page_html(page).select("div.cell_input pre")]
+
+
+def names_in_code(page: str) -> set[str]:
+    bound, names = {}, set()
+    for tree in code_of(page):
+        bound |= imported_names(tree)
+        names |= dotted_names(tree, bound)
+    return names
+
+
+def test_a_cells_code_reaches_the_libraries_through_imports_a_reader_sees():
+    """sphinx-codeautolink follows the imports it sees: none may hide in a removed cell."""
+    usual = {"jax", "jnp", "lax", "np", "numpy", "scipy"}
+    hidden = {}
+    for page in READER_PAGES:
+        bound, used = {}, set()
+        for tree in code_of(page):
+            bound |= imported_names(tree)
+            used |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in usual}
+        if used - set(bound):
+            hidden[page] = sorted(used - set(bound))
+    assert hidden == {}
+
+
+@pytest.mark.parametrize("page", READER_PAGES)
+def test_every_name_of_a_readers_code_that_a_reference_documents_links_to_it(page):
+    links = {a["href"] for a in page_html(page).select("div.cell_input a[href]")}
+    documented = {name for name in names_in_code(page) if name in ADDRESSES}
+    expected = {name: ADDRESSES[SAME_CLASS.get(name, name)] for name in documented}
+    assert {name: address for name, address in expected.items() if address not in links} == {}
+
+
+def test_the_names_left_unlinked_are_those_no_reference_documents():
+    unlinked = {n for page in READER_PAGES for n in names_in_code(page) if n not in ADDRESSES}
+    assert sorted(unlinked) == sorted(UNLINKED)
+
+
+def test_every_link_into_a_reference_is_one_its_inventory_holds():
+    bases = [json.loads(p.read_text())["addresses"] for p in INVENTORIES.glob("*.json")]
+    known = set(ADDRESSES.values())
+    stray = {}
+    for path in sorted(HTML.glob("*.html")):
+        hrefs = {a["href"] for a in BeautifulSoup(path.read_text(), "html.parser").find_all("a")}
+        found = [h for h in hrefs if h.startswith(tuple(bases)) and h not in known]
+        if found:
+            stray[path.name] = sorted(found)
+    assert stray == {}
+
+
+CODE_SPAN = re.compile(r"(?<![`}\w])`(?P<code>[^`\n]+)`(?!`)")
+A_CALL = re.compile(r"(?P<name>[\w.]+)(\((?:[^()]|\([^()]*\))*\))?")  # f(...) with no more after
+
+
+def plain_names_in_prose(markdown: str) -> list[str]:
+    """The inline code of the prose (outside code cells and fences) that is a documented full
+    name, or one call of it, written as plain code instead of a role."""
+    prose = re.sub(r"^```.*?^```[ \t]*$", "", markdown, flags=re.S | re.M)
+    found = []
+    for span in CODE_SPAN.finditer(prose):
+        call = A_CALL.fullmatch(span["code"])
+        if call and call["name"] in ADDRESSES and call["name"].split(".")[0] in LIBRARIES:
+            found.append(span["code"])
+    return found
+
+
+def test_the_prose_names_documented_objects_through_roles():
+    """A full name in the prose's code is a role ({py:obj}`jax.jit`) that intersphinx links."""
+    plain = {p: plain_names_in_prose((DOCS / f"{p}.md").read_text()) for p in READER_PAGES}
+    assert {page: names for page, names in plain.items() if names} == {}
+
+
+def test_plain_code_in_prose_is_found_and_roles_are_not():
+    markdown = (
+        "Call `jax.jit(f)` or `jax.block_until_ready`; {py:obj}`jax.jit` is linked, and\n"
+        "`jax.jit(f).lower(x)`, `jnp.sum`, `jax.no_such_name` stay plain.\n\n"
+        "```{code-cell} ipython3\nx = `jax.jit`\n```\n"
+    )
+    assert plain_names_in_prose(markdown) == ["jax.jit(f)", "jax.block_until_ready"]
+
+
+def test_the_build_reads_committed_inventories_and_no_network():
+    read = "import json, runpy, sys; print(json.dumps(runpy.run_path(sys.argv[1])[sys.argv[2]]))"
+    conf = [sys.executable, "-c", read, str(DOCS / "conf.py"), "intersphinx_mapping"]
+    # conf.py sets environment variables for the build: read it in a process of its own
+    mapping = json.loads(subprocess.run(conf, capture_output=True, check=True).stdout)
+    assert set(mapping) == set(LIBRARIES)
+    for address, inventory in mapping.values():
+        assert address.startswith("https://")
+        assert (ROOT / inventory).is_file()
+        assert (ROOT / inventory).is_relative_to(INVENTORIES)
+
+
+def test_an_inventory_holds_what_the_reference_pages_document_and_where():
+    page = (
+        ".. currentmodule:: jax\n\n"
+        ".. autosummary::\n   :toctree: _autosummary\n\n   jit\n   ~numpy.sum\n\n"
+        ".. autosummary::\n\n   grad\n\n"  # a table without pages of its own: nothing to link
+        ".. automodule:: jax.stages\n\n"
+        ".. autoclass:: Compiled\n   :members: cost_analysis, as_text\n\n"
+        ".. autofunction:: jax.block_until_ready\n"
+    )
+    assert page_entries("api/jax", page) == {
+        "jax.jit": ("function", "api/_autosummary/jax.jit.html"),
+        "jax.numpy.sum": ("function", "api/_autosummary/jax.numpy.sum.html"),
+        "jax.stages": ("mod", "api/jax.html"),
+        "jax.stages.Compiled": ("class", "api/jax.html"),
+        "jax.stages.Compiled.cost_analysis": ("method", "api/jax.html"),
+        "jax.stages.Compiled.as_text": ("method", "api/jax.html"),
+        "jax.block_until_ready": ("function", "api/jax.html"),
+    }
