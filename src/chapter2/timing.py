@@ -87,17 +87,11 @@ def apart(a: "BenchResult", b: "BenchResult") -> bool:
 def bench_together(
     calls: dict[str, tuple[Callable, tuple]], n: int = 20, budget: float = 2.0
 ) -> dict[str, BenchResult]:
-    """Time several calls `name: (f, args)` in turns: each round runs every call, waited
-    for, so a machine that speeds up or slows down meanwhile affects them all alike.
-    Each call first warms up (the first call compiles, the next few settle caches and
-    threads), and in every round a call whose last warm-up run took less than SETTLE_BELOW
-    runs once untimed right before its timed run: a cheap call timed right after an expensive
-    one would otherwise pay for the caches and memory its neighbour disturbed (a 0.02 ms call
-    measured 0.17 ms that way; refilling this CPU's 32 MiB cache is an estimated millisecond,
-    a few percent of a longer call).
-    So each call reads its own time, as if timed alone. Rounds stop once the ranges that
-    hold every two calls' medians are apart (looked at after FIRST_LOOK rounds, then every
-    LOOK_EVERY), after `budget` seconds of rounds, or after `n` rounds."""
+    """Time several calls `name: (f, args)` in turns, each warmed up and waited for, a call
+    whose warm-up ran under SETTLE_BELOW run once untimed before each timed run; stop once
+    the ranges of every two calls' medians are apart (looked at after FIRST_LOOK rounds, then
+    every LOOK_EVERY), after `budget` seconds of rounds, or after `n` rounds. The page
+    Helpers says why."""
     import jax  # imported when first used
 
     def run(f: Callable, args: tuple) -> float:
