@@ -62,6 +62,7 @@ def setup(app):
     app.connect("env-get-outdated", notebooks.uncached)
     app.connect("builder-inited", links.note_outdated_html)
     app.connect("env-get-outdated", links.read_what_is_written)
+    app.connect("html-page-context", links.named_links_only, priority=600)  # after its links
     app.connect("build-finished", failures.forget_failed_pages)
     app.connect("html-page-context", notebooks.offer_notebook)  # before the theme's (501)
     app.connect("html-page-context", notebooks.no_source_download, priority=600)
