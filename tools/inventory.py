@@ -21,6 +21,7 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +34,7 @@ SOURCES = {
         "repository": "https://github.com/jax-ml/jax",
         "pages": "docs",
         "addresses": "https://docs.jax.dev/en/latest/",
-        "version": "latest",
+        "version": "",  # a link's title then says "(in JAX)"
     },
     "scipy": {
         "project": "SciPy",
@@ -184,6 +185,22 @@ def defined_in(found: dict[str, tuple[str, str]]) -> dict[str, str]:
     return moved
 
 
+def source_version(clone: Path, library: str) -> str:
+    """The version the clone's sources give themselves (pyproject.toml, else version.py)."""
+    project = clone / "pyproject.toml"
+    if project.exists():
+        found = tomllib.loads(project.read_text()).get("project", {}).get("version")
+        if found:
+            return found
+    module = clone / library / "version.py"
+    said = (
+        re.search(r'^_version\s*=\s*"([^"]+)"', module.read_text(), re.M)
+        if module.exists()
+        else None
+    )
+    return said[1] if said else "unknown"
+
+
 def commit_of(clone: Path) -> str:
     done = subprocess.run(
         ["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True, check=False
@@ -204,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         source[key] = source[key].format(minor=minor, version=version)
     found = inventory(args.clone / source["pages"])
     source["commit"] = args.commit or commit_of(args.clone)
+    source["source_version"] = source_version(args.clone, args.library)
     source["defined_in"] = defined_in(found)
     lines = [
         "# Sphinx inventory version 1",
