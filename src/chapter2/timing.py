@@ -87,11 +87,9 @@ def apart(a: "BenchResult", b: "BenchResult") -> bool:
 def bench_together(
     calls: dict[str, tuple[Callable, tuple]], n: int = 20, budget: float = 2.0
 ) -> dict[str, BenchResult]:
-    """Time several calls `name: (f, args)` in turns, each warmed up and waited for, a call
-    whose warm-up ran under SETTLE_BELOW run once untimed before each timed run; stop once
-    the ranges of every two calls' medians are apart (looked at after FIRST_LOOK rounds, then
-    every LOOK_EVERY), after `budget` seconds of rounds, or after `n` rounds. The page
-    Helpers says why."""
+    """Time several calls `name: (f, args)` in turns, each warmed up and waited for; a call
+    whose last warm-up call took under SETTLE_BELOW is run once untimed before each timed
+    run. Rounds stop as the book's page Helpers says (FIRST_LOOK, LOOK_EVERY, `budget`, `n`)."""
     import jax  # imported when first used
 
     def run(f: Callable, args: tuple) -> float:
