@@ -149,7 +149,7 @@ def test_every_link_into_a_reference_is_one_its_inventory_holds():
 
 CODE_SPAN = re.compile(r"(?<![`}\w])`(?P<code>[^`\n]+)`(?!`)")
 A_CALL = re.compile(r"(?P<name>[\w.]+)(?P<call>\((?:[^()]|\([^()]*\))*\))?")  # f(...), no more
-ANOTHER_NAME = re.compile(r"\b(jax|jnp|lax|np|numpy|scipy)\.")  # a call's own names: no role
+ANOTHER_NAME = re.compile(r"\b(jax|jnp|lax|np|numpy|scipy)\.|\w\(")  # a name or call inside
 
 
 def plain_names_in_prose(markdown: str) -> list[str]:
@@ -178,7 +178,8 @@ def test_plain_code_in_prose_is_found_and_roles_are_not():
     markdown = (
         "## Heading with `jax.jit`\n\n"
         "Call `jax.jit(f)` or `jax.block_until_ready`; {py:obj}`jax.jit` is linked, and\n"
-        "`jax.jit(f).lower(x)`, `jax.jit(lambda x: jnp.sum(x))`, `jnp.sum`, `jax.no_such_name`\n"
+        "`jax.jit(f).lower(x)`, `jax.jit(lambda x: jnp.sum(x))`, `jax.jit(partial(f))`,\n"
+        "`jnp.sum`, `jax.no_such_name`\n"
         "stay plain.\n\n```{code-cell} ipython3\nx = `jax.jit`\n```\n"
     )
     assert plain_names_in_prose(markdown) == ["jax.jit(f)", "jax.block_until_ready"]
