@@ -8,10 +8,10 @@ import re
 import subprocess
 import sys
 
+import inventory  # tools/ is on pytest's pythonpath
 import pytest
 from bs4 import BeautifulSoup
 from conftest import DOCS, HTML, ROOT, toctree
-from inventory import page_entries  # tools/ is on pytest's pythonpath
 from sphinx.util.inventory import InventoryFile
 
 INVENTORIES = ROOT / "data" / "inventories"
@@ -191,10 +191,10 @@ def test_the_build_reads_committed_inventories_and_no_network():
     # conf.py sets environment variables for the build: read it in a process of its own
     mapping = json.loads(subprocess.run(conf, capture_output=True, check=True).stdout)
     assert set(mapping) == set(LIBRARIES)
-    for address, inventory in mapping.values():
+    for address, path in mapping.values():
         assert address.startswith("https://")
-        assert (ROOT / inventory).is_file()
-        assert (ROOT / inventory).is_relative_to(INVENTORIES)
+        assert (ROOT / path).is_file()
+        assert (ROOT / path).is_relative_to(INVENTORIES)
 
 
 def test_an_inventory_holds_what_the_reference_pages_document_and_where():
@@ -206,7 +206,7 @@ def test_an_inventory_holds_what_the_reference_pages_document_and_where():
         ".. autoclass:: Compiled\n   :members: cost_analysis, as_text\n\n"
         ".. autofunction:: jax.block_until_ready\n"
     )
-    assert page_entries("api/jax", page) == {
+    assert inventory.page_entries("api/jax", page) == {
         "jax.jit": ("function", "api/_autosummary/jax.jit.html"),
         "jax.numpy.sum": ("function", "api/_autosummary/jax.numpy.sum.html"),
         "jax.stages": ("mod", "api/jax.html"),
@@ -214,4 +214,24 @@ def test_an_inventory_holds_what_the_reference_pages_document_and_where():
         "jax.stages.Compiled.cost_analysis": ("method", "api/jax.html"),
         "jax.stages.Compiled.as_text": ("method", "api/jax.html"),
         "jax.block_until_ready": ("function", "api/jax.html"),
+    }
+
+
+def test_one_command_makes_an_inventory_that_intersphinx_reads(tmp_path):
+    clone = tmp_path / "jax"
+    (clone / "docs").mkdir(parents=True)
+    (clone / "docs" / "jax.rst").write_text(
+        ".. currentmodule:: jax\n\n.. autosummary::\n   :toctree: _autosummary\n\n   jit\n"
+    )
+    (clone / "pyproject.toml").write_text('[project]\nname = "jax"\nversion = "9.9.9"\n')
+    out = tmp_path / "inventories"
+    assert inventory.main(["jax", str(clone), "--commit", "abc", "--out", str(out)]) == 0
+    source = json.loads((out / "jax.json").read_text())
+    assert source["commit"] == "abc"
+    assert source["source_version"] == "9.9.9"
+    assert source["addresses"] == "https://docs.jax.dev/en/latest/"
+    with (out / "jax.inv").open("rb") as stream:
+        read = InventoryFile.load(stream, source["addresses"], posixpath.join)
+    assert {name: item.uri for items in read.values() for name, item in items.items()} == {
+        "jax.jit": "https://docs.jax.dev/en/latest/_autosummary/jax.jit.html#jax.jit"
     }

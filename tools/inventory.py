@@ -213,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("library", choices=sorted(SOURCES))
     parser.add_argument("clone", type=Path, help="a clone of the library's repository")
     parser.add_argument("--commit", help="the clone's commit, where it is not a git work tree")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"default: {OUT.relative_to(ROOT)}")
     args = parser.parse_args(argv)
     source = dict(SOURCES[args.library])
     version = importlib.metadata.version(args.library)
@@ -229,9 +230,9 @@ def main(argv: list[str] | None = None) -> int:
         f"# Version: {source['version']}",
         *(f"{name} {kind_} {address}" for name, (kind_, address) in sorted(found.items())),
     ]
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{args.library}.inv").write_text("\n".join(lines) + "\n")
-    (OUT / f"{args.library}.json").write_text(json.dumps(source, indent=2) + "\n")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / f"{args.library}.inv").write_text("\n".join(lines) + "\n")
+    (args.out / f"{args.library}.json").write_text(json.dumps(source, indent=2) + "\n")
     print(f"{len(found)} names of {source['repository']} at {source['commit']}")
     return 0
 
