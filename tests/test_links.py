@@ -2,6 +2,7 @@
 on every name of a reader's code that a reference documents, and on the prose's full names."""
 
 import ast
+import functools
 import json
 import posixpath
 import re
@@ -49,7 +50,9 @@ def addresses() -> dict[str, str]:
 ADDRESSES = addresses()
 
 
+@functools.cache
 def page_html(page: str) -> BeautifulSoup:
+    """A built page, parsed once per process (read only)."""
     return BeautifulSoup((HTML / f"{page}.html").read_text(), "html.parser")
 
 
@@ -82,6 +85,7 @@ def dotted_names(tree: ast.AST, bound: dict[str, str]) -> set[str]:
     return {c for c in chains if not any(o.startswith(f"{c}.") for o in chains)}
 
 
+@functools.cache
 def code_of(page: str) -> list[ast.Module]:
     """The page's visible code cells, parsed, as the reader sees them."""
     return [ast.parse(pre.get_text()) for pre in page_html(page).select("div.cell_input pre")]
