@@ -23,13 +23,12 @@ from sphinx.util.nodes import get_node_line, get_node_source
 
 from book.notebooks import executed_notebook
 from chapter2.claims import load_errors
-from chapter2.claims.registry import VERDICT_MIME
+from chapter2.claims.registry import LABEL_PREFIX, VERDICT_MIME
 from chapter2.timing import COMPARISON_MIME
 
 logger = logging.getLogger(__name__)
 RECORD = "record.json"
 VERDICT_ATTRIBUTE = "book_verdict"  # set by book.verdicts.VerdictRenderer on a verdict's node
-CLAIM_PREFIX = "claim-"  # a statement's label: (claim-<id>)=
 CELL_FAILED = ("book", "cell")  # a failing cell's warning: recorded as data, not as a problem
 
 
@@ -48,8 +47,13 @@ class BookDomain(Domain):
     def page(self, docname: str) -> dict:
         """What `docname` found: statements, verdicts, failing cells, comparisons, checks,
         whether it has a table."""
-        empty = {"statements": {}, "verdicts": {}, "failing_cells": [], "comparisons": []}
-        empty["checks"] = []
+        empty = {
+            "statements": {},
+            "verdicts": {},
+            "failing_cells": [],
+            "comparisons": [],
+            "checks": [],
+        }
         return self.pages.setdefault(docname, {**empty, "needs_every_page": False})
 
     def clear_doc(self, docname: str) -> None:
@@ -120,9 +124,9 @@ def statements(doctree: nodes.document) -> dict[str, dict]:
     found = {}
     for node in doctree.findall(nodes.Element):
         for name in node["ids"]:
-            if name.startswith(CLAIM_PREFIX) and not isinstance(node, nodes.target):
+            if name.startswith(LABEL_PREFIX) and not isinstance(node, nodes.target):
                 text = " ".join(node.astext().split())
-                found[name.removeprefix(CLAIM_PREFIX)] = {"text": text, "line": node.line}
+                found[name.removeprefix(LABEL_PREFIX)] = {"text": text, "line": node.line}
     return found
 
 

@@ -106,6 +106,9 @@ class Observation:
         return "; ".join(parts)
 
 
+LABEL_PREFIX = "claim-"  # a statement's label on its page: (claim-<id>)=
+
+
 @dataclass(frozen=True)
 class Claim:
     id: str
@@ -122,7 +125,7 @@ class Claim:
     @property
     def label(self) -> str:
         """The label of the claim's statement on its page."""
-        return f"claim-{self.id}"
+        return f"{LABEL_PREFIX}{self.id}"
 
 
 def module_code(text: str, roots: list[str]) -> str:
