@@ -28,12 +28,16 @@ kernelspec:
 OUTER_ENV = {k: v for k, v in os.environ.items() if k != "BOOK_BUILD_DIR"} | {"NO_COLOR": "1"}
 
 
-def make_book(tmp_path: Path, pages: dict[str, list[str]]) -> Path:
+def make_book(tmp_path: Path, pages: dict[str, list[str]], code_links: bool = False) -> Path:
     """A book at tmp_path/docs with the real configuration (and the references' inventories)
-    and one page per entry of `pages`."""
+    and one page per entry of `pages`. Its code links into the references only when asked:
+    sphinx-codeautolink adds two seconds to each build, and few tests look at those links."""
     docs = tmp_path / "docs"
     docs.mkdir(parents=True)
-    shutil.copy(ROOT / "docs" / "conf.py", docs)
+    conf = (ROOT / "docs" / "conf.py").read_text()
+    if not code_links:
+        conf += '\nextensions.remove("sphinx_codeautolink")\n'
+    (docs / "conf.py").write_text(conf)
     shutil.copytree(ROOT / "docs" / "_static", docs / "_static")
     shutil.copytree(ROOT / "data" / "inventories", tmp_path / "data" / "inventories")
     toctree = "\n".join(pages)

@@ -167,6 +167,7 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
                 record.format("laid"),
             ],
         },
+        code_links=True,
     )
     (docs / "notes.md").write_text("# Notes\n\n```{claims-matrix}\n```\n")
     index = docs / "index.md"
