@@ -2,7 +2,7 @@
 ipykernel never warns "Kernel is running over TCP without encryption" (myst-nb passes the
 kernel manager no options). The socket path is absolute and short (Unix limits it). Each
 kernel starts with the IPython extension that names the drifted claim behind a failing cell
-(chapter2.claims.attribution)."""
+(chapter2.claims.attribution), and is ended soon after its last cell (SHUTDOWN_SECONDS)."""
 
 import shutil
 import tempfile
@@ -11,6 +11,10 @@ from pathlib import Path
 from jupyter_client.provisioning import LocalProvisioner
 
 ATTRIBUTION = "chapter2.claims.attribution"
+# A page's kernel has sent every output when it is asked to shut down; Python and JAX then take
+# 0.4 to 0.6 s to tear down (a clean build waits that on each page). Half of this is allowed
+# for that, then the kernel is terminated.
+SHUTDOWN_SECONDS = 0.2
 
 
 class IPCProvisioner(LocalProvisioner):
@@ -22,6 +26,9 @@ class IPCProvisioner(LocalProvisioner):
         self.parent.ip = str(Path(self._folder) / "s")
         launch = await super().pre_launch(**kwargs)
         return launch | {"cmd": [*launch["cmd"], f"--ext={ATTRIBUTION}"]}
+
+    def get_shutdown_wait_time(self, recommended: float = 5.0) -> float:
+        return SHUTDOWN_SECONDS
 
     async def cleanup(self, restart: bool = False) -> None:
         await super().cleanup(restart)
