@@ -50,5 +50,5 @@ def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Fig
     return Figure.of(
         fig,
         alt=f"Dot plot{', on a log scale,' if log else ''} of the median time of each: {medians}. "
-        "Whiskers cover the middle half of the rounds.",
+        "Whiskers cover the middle half of the runs.",
     )
