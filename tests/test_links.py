@@ -11,6 +11,7 @@ import sys
 
 import inventory  # tools/ is on pytest's pythonpath
 import pytest
+from book.links import names_its_target
 from bs4 import BeautifulSoup
 from conftest import DOCS, HTML, ROOT, toctree
 from sphinx.util.inventory import InventoryFile
@@ -126,16 +127,15 @@ def test_the_names_left_unlinked_are_listed_with_their_reasons():
     assert sorted(unlinked) == sorted(UNLINKED)
 
 
-def last_name(text: str) -> str:
-    return re.sub(r"\(.*", "", text).rstrip(".").rsplit(".", 1)[-1].strip()
-
-
 @pytest.mark.parametrize("page", READER_PAGES)
 def test_a_link_in_code_names_what_it_opens(page):
     """No variable links to the type of its value, no alias to another name's page."""
     links = page_html(page).select("div.cell_input a[href]")
-    target = {a: a["href"].rpartition("#")[2].removeprefix("module-") for a in links}
-    wrong = {a.get_text(): t for a, t in target.items() if last_name(a.get_text()) != last_name(t)}
+    wrong = {
+        a.get_text(): a["href"]
+        for a in links
+        if not names_its_target(a["href"], a.decode_contents())
+    }
     assert wrong == {}
 
 
