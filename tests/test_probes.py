@@ -25,3 +25,16 @@ def test_persistent_cache_misses_then_hits_in_a_second_process(tmp_path):
     assert any(f.startswith("jit_model-") for f in second["files"])
     assert first["compile_seconds"] > 0
     assert second["compile_seconds"] > 0
+
+
+def test_roofs_are_measured_on_the_cpu_with_a_stream_past_the_reported_cache():
+    from chapter2.environment import last_level_cache
+    from chapter2.roofline import STREAM_MAX, Roofs
+
+    roofs = Roofs.from_json(run_probe("roofs", env={"JAX_PLATFORMS": "cpu"}))
+    cache = last_level_cache()
+    assert roofs.cache_bytes == cache
+    assert roofs.stream_bytes == 2 * min(max(2 * (cache or 0), 64 * 2**20), STREAM_MAX)
+    assert roofs.past_cache == (cache is None or 2 * cache <= 2 * STREAM_MAX)
+    assert 1e9 < roofs.peak < 1e14  # between a GFLOP/s and a hundred TFLOP/s
+    assert 1e8 < roofs.bandwidth < 1e13

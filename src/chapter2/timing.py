@@ -79,6 +79,22 @@ FIRST_LOOK, LOOK_EVERY = 7, 6
 SETTLE_BELOW = 0.05  # seconds: a call shorter than this runs untimed before each timed run
 
 
+def refill_note(cache_bytes: int | None, bandwidth: float) -> str:
+    """What a call of SETTLE_BELOW pays for the caches a neighbour disturbed, on a machine
+    whose last-level cache holds `cache_bytes` and whose memory streams `bandwidth` bytes/s."""
+    if not cache_bytes:
+        return "this machine reports no cache size, so what that costs is not estimated"
+    refill = cache_bytes / bandwidth
+    said = (
+        f"refilling this machine's {cache_bytes / 2**20:g} MiB last-level cache at its "
+        f"measured bandwidth takes about {milliseconds(refill)} ms, "
+        f"{refill / SETTLE_BELOW:.0%} of a call of {milliseconds(SETTLE_BELOW)} ms"
+    )
+    if refill < SETTLE_BELOW / 20:
+        return f"{said}: a longer call pays little for its neighbour"
+    return f"{said}: here a call just over that still pays for its neighbour's misses"
+
+
 def apart(a: "BenchResult", b: "BenchResult") -> bool:
     """Whether the ranges that hold two timings' medians do not overlap."""
     return a.median_range[1] < b.median_range[0] or b.median_range[1] < a.median_range[0]

@@ -1,0 +1,217 @@
+"""This machine's roofs, and where a program stands under them (the roofline model).
+
+A program that does F flops and moves B bytes can finish no sooner than F at the machine's
+peak rate, nor sooner than B at its memory bandwidth: the larger of the two times is what the
+roofs allow. Its arithmetic intensity F / B, set against the ridge (peak / bandwidth), says
+which roof binds; its measured time, set against what the roofs allow, says how close it
+came. Both roofs are measured here, in float32, on the cores XLA uses. F and B come from
+XLA's cost analysis, an estimate read from the optimized HLO, or from a count by hand.
+"""
+
+import json
+import math
+import os
+import time
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from pathlib import Path
+
+PRODUCT_N = 768  # the n x n float32 product whose fastest run is the peak
+ROUNDS = 30  # rounds of one product and one stream each: their fastest runs are the roofs
+# Bytes of each of the stream's two arrays: twice the last-level cache where that fits
+# between these bounds, so the stream's traffic comes from memory, not the cache.
+STREAM_MIN, STREAM_MAX = 64 * 2**20, 512 * 2**20
+# A build measures the roofs once and names their file here, so that every page places its
+# programs under the same roofs; without it `machine_roofs` measures them.
+ROOFS_VARIABLE = "CHAPTER2_ROOFS"
+
+# The roofline's corner is not sharp, and the ridge moves with the measured roofs: within this
+# factor of it, the model cannot say which roof binds.
+NEAR_RIDGE = 4.0
+FAR_UNDER = 1 / 20  # under this share of what the roofs allow, neither roof explains the time
+IN_CACHE = 1.25  # bytes per second this far above the bandwidth: the data sat in cache
+
+
+def rate_text(per_second: float, unit: str) -> str:
+    """A rate per second in three significant digits and a decimal prefix, of `unit` (FLOP, B)."""
+    for prefix, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3), ("", 1.0)):
+        if per_second >= scale or not prefix:
+            return f"{per_second / scale:#.3g}".rstrip(".") + f" {prefix}{unit}/s"
+    raise AssertionError  # unreachable: the last scale takes every rate
+
+
+def xla_cores() -> int:
+    """The cores this process may run on, which XLA's CPU thread pool uses."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity else os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class Roofs:
+    """A machine's peak rate and memory bandwidth: measured here (`measure_roofs`, which
+    also says how), or a vendor's figures."""
+
+    peak: float  # flop/s: the fastest run of a PRODUCT_N x PRODUCT_N product under jit
+    bandwidth: float  # bytes/s: the fastest run of the stream (2 x + y into x's buffer)
+    stream_bytes: int = 0  # bytes of the stream's two arrays together
+    cache_bytes: int | None = None  # the last-level cache the machine reports (None: unknown)
+    cores: int = 0  # the cores XLA used
+
+    @property
+    def ridge(self) -> float:
+        """The intensity, in flops per byte, at which the two roofs meet."""
+        return self.peak / self.bandwidth
+
+    @property
+    def past_cache(self) -> bool:
+        """Whether the stream's arrays were at least twice the reported last-level cache (or
+        the cache size is unknown): only then is the bandwidth main memory's."""
+        return self.cache_bytes is None or self.stream_bytes >= 2 * self.cache_bytes
+
+    def as_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> "Roofs":
+        return cls(**json.loads(text))
+
+
+def measure_roofs() -> Roofs:
+    """Measure this machine's roofs, in about a second: the product and the stream run in
+    turns, so that a busy spell of the machine slows both, and the fastest run of each is a
+    roof."""
+    import jax  # noqa: PLC0415 - imported when measured
+    import jax.numpy as jnp  # noqa: PLC0415
+
+    from chapter2.environment import last_level_cache  # noqa: PLC0415 - imports JAX
+
+    n = PRODUCT_N
+    a = jnp.ones((n, n), jnp.float32)
+    product = jax.jit(jnp.matmul)
+    cache = last_level_cache()
+    length = min(max(2 * (cache or 0), STREAM_MIN), STREAM_MAX) // 4  # float32 elements
+    # Donated, x's buffer takes the result: every call streams over the same two arrays
+    # and writes no fresh memory (whose page faults would be timed too).
+    stream = jax.jit(lambda x, y: 2.0 * x + y, donate_argnums=0)
+    arrays = {"x": jnp.ones(length, jnp.float32), "y": jnp.ones(length, jnp.float32)}
+
+    def streamed():
+        arrays["x"] = stream(arrays["x"], arrays["y"])
+        return arrays["x"]
+
+    calls = {"product": lambda: product(a, a), "stream": streamed}
+    fastest = dict.fromkeys(calls, math.inf)
+    for call in calls.values():
+        jax.block_until_ready(call())  # compiles
+    for _ in range(ROUNDS):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            jax.block_until_ready(call())
+            fastest[name] = min(fastest[name], time.perf_counter() - start)
+    peak = 2 * n**3 / fastest["product"]
+    bandwidth = 3 * 4 * length / fastest["stream"]  # read x and y, write x
+    return Roofs(peak, bandwidth, 2 * 4 * length, cache, xla_cores())
+
+
+def machine_roofs() -> Roofs:
+    """The roofs a build measured for its pages (the file ROOFS_VARIABLE names), or, without
+    one, roofs measured now."""
+    shared = os.environ.get(ROOFS_VARIABLE)
+    if shared and Path(shared).is_file():
+        return Roofs.from_json(Path(shared).read_text())
+    return measure_roofs()
+
+
+class Bound(StrEnum):
+    """What a program's time says against the roofs."""
+
+    COMPUTE = "compute-bound"
+    MEMORY = "memory-bound"
+    RIDGE = "near the ridge"
+    IN_CACHE = "above the memory roof"
+    FAR_UNDER = "far under both roofs"
+
+    @property
+    def meaning(self) -> str:
+        """The verdict in a clause a sentence can end with."""
+        return MEANINGS[self]
+
+
+MEANINGS = {
+    Bound.COMPUTE: "its intensity is past the ridge, so the peak rate bounds it",
+    Bound.MEMORY: "its intensity is short of the ridge, so the memory bandwidth bounds it",
+    Bound.RIDGE: f"its intensity is within a factor of {NEAR_RIDGE:g} of the ridge, where the "
+    "model cannot say which roof binds",
+    Bound.IN_CACHE: "it moved its bytes faster than memory can, so its data sat in cache",
+    Bound.FAR_UNDER: f"it reached under {FAR_UNDER:.0%} of what the roofs allow: the time went "
+    "to overhead or to a kernel that uses the machine poorly, not to the work or the traffic",
+}
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A program of `flops` and `bytes` that took `seconds`, under `roofs`."""
+
+    flops: float
+    bytes: float
+    seconds: float
+    roofs: Roofs
+
+    @property
+    def intensity(self) -> float:
+        """Flops per byte."""
+        return self.flops / self.bytes
+
+    @property
+    def rate(self) -> float:
+        """Flops per second achieved."""
+        return self.flops / self.seconds
+
+    @property
+    def traffic(self) -> float:
+        """Bytes per second achieved."""
+        return self.bytes / self.seconds
+
+    @property
+    def allowed(self) -> float:
+        """The shortest time the roofs allow: the work at the peak, or the traffic at the
+        bandwidth, whichever takes longer."""
+        return max(self.flops / self.roofs.peak, self.bytes / self.roofs.bandwidth)
+
+    @property
+    def share(self) -> float:
+        """The share of what the roofs allow that the program reached (1: on the roof)."""
+        return self.allowed / self.seconds
+
+    @property
+    def bound(self) -> Bound:
+        ridge = self.roofs.ridge
+        if self.intensity < ridge * NEAR_RIDGE and self.traffic > IN_CACHE * self.roofs.bandwidth:
+            return Bound.IN_CACHE
+        if self.share < FAR_UNDER:
+            return Bound.FAR_UNDER
+        if ridge / NEAR_RIDGE <= self.intensity <= ridge * NEAR_RIDGE:
+            return Bound.RIDGE
+        return Bound.COMPUTE if self.intensity > ridge else Bound.MEMORY
+
+    @property
+    def verdict(self) -> str:
+        """Where it stands, in words: "memory-bound (48% of what the roofs allow)"."""
+        return f"{self.bound} ({self.share:.0%} of what the roofs allow)"
+
+    def __str__(self) -> str:
+        return (
+            f"{self.intensity:.3g} flops per byte, {rate_text(self.rate, 'FLOP')} and "
+            f"{rate_text(self.traffic, 'B')}: {self.bound}, {self.share:.0%} of what the roofs "
+            "allow"
+        )
+
+
+def place(compiled, seconds: float, roofs: Roofs) -> Placement:
+    """A compiled program that took `seconds` (a median, say), its flops and bytes read from
+    XLA's cost analysis."""
+    from chapter2.compat import cost_analysis  # noqa: PLC0415 - imports JAX
+
+    costs = cost_analysis(compiled)
+    flops = costs.get("flops", 0.0)  # a copy has none
+    return Placement(flops, costs["bytes accessed"], seconds, roofs)

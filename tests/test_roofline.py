@@ -1,0 +1,126 @@
+"""chapter2.roofline: the verdicts a placement gives, the roofs a build shares, and the hand
+counts that stand in for a cost analysis the book does not have."""
+
+import json
+
+import jax
+import pytest
+
+from chapter2.cases import distances as dist
+from chapter2.roofline import (
+    FAR_UNDER,
+    NEAR_RIDGE,
+    ROOFS_VARIABLE,
+    Bound,
+    Placement,
+    Roofs,
+    machine_roofs,
+    place,
+    rate_text,
+)
+from chapter2.timing import refill_note
+
+ROOFS = Roofs(peak=100e9, bandwidth=25e9)  # a ridge of 4 flops per byte
+
+
+def placed(intensity: float, share: float) -> Placement:
+    """A program of `intensity` that reached `share` of what the roofs allow."""
+    flops = 1e9
+    nbytes = flops / intensity
+    allowed = max(flops / ROOFS.peak, nbytes / ROOFS.bandwidth)
+    return Placement(flops, nbytes, allowed / share, ROOFS)
+
+
+@pytest.mark.parametrize(
+    ("intensity", "share", "bound"),
+    [
+        (500, 0.8, Bound.COMPUTE),
+        (4 * NEAR_RIDGE * 1.01, 0.5, Bound.COMPUTE),
+        (4 * NEAR_RIDGE * 0.99, 0.5, Bound.RIDGE),
+        (4, 0.3, Bound.RIDGE),
+        (4 / NEAR_RIDGE * 1.01, 0.5, Bound.RIDGE),
+        (4 / NEAR_RIDGE * 0.99, 0.5, Bound.MEMORY),
+        (0.1, 1.0, Bound.MEMORY),
+        (0.1, 1.3, Bound.IN_CACHE),
+        (0.1, FAR_UNDER * 0.9, Bound.FAR_UNDER),
+        (500, FAR_UNDER * 0.9, Bound.FAR_UNDER),
+        (500, FAR_UNDER * 1.1, Bound.COMPUTE),
+    ],
+)
+def test_a_placement_is_judged_by_its_intensity_and_its_share(intensity, share, bound):
+    found = placed(intensity, share)
+    assert found.share == pytest.approx(share)
+    assert found.bound is bound
+    assert found.verdict == f"{bound} ({share:.0%} of what the roofs allow)"
+
+
+def test_a_compute_bound_program_above_the_peak_is_not_said_to_sit_in_cache():
+    assert placed(500, 1.3).bound is Bound.COMPUTE
+
+
+def test_what_the_roofs_allow_is_the_slower_of_work_and_traffic():
+    program = Placement(flops=2e9, bytes=1e9, seconds=0.1, roofs=ROOFS)
+    assert program.allowed == pytest.approx(max(2e9 / 100e9, 1e9 / 25e9))
+    assert program.rate == pytest.approx(2e10)
+    assert program.traffic == pytest.approx(1e10)
+    assert ROOFS.ridge == pytest.approx(4.0)
+
+
+def test_rates_read_with_three_digits_and_a_prefix():
+    assert rate_text(131.4e9, "FLOP") == "131 GFLOP/s"
+    assert rate_text(29.84e9, "B") == "29.8 GB/s"
+    assert rate_text(4.8e12, "B") == "4.80 TB/s"
+    assert rate_text(825e6, "FLOP") == "825 MFLOP/s"
+
+
+def test_the_stream_is_past_the_cache_only_at_twice_its_size():
+    mib = 2**20
+    assert Roofs(1, 1, stream_bytes=128 * mib, cache_bytes=32 * mib).past_cache
+    assert not Roofs(1, 1, stream_bytes=1024 * mib, cache_bytes=480 * mib * 2).past_cache
+    assert Roofs(1, 1, stream_bytes=1024 * mib, cache_bytes=None).past_cache
+
+
+def test_pages_read_the_roofs_the_build_measured(tmp_path, monkeypatch):
+    shared = tmp_path / "roofs.json"
+    shared.write_text(Roofs(1.5e11, 3e10, 2**27, 2**25, 2).as_json())
+    monkeypatch.setenv(ROOFS_VARIABLE, str(shared))
+    assert machine_roofs() == Roofs(1.5e11, 3e10, 2**27, 2**25, 2)
+    assert json.loads(machine_roofs().as_json())["peak"] == 1.5e11
+
+
+def test_a_copy_is_placed_with_no_flops():
+    copy = jax.jit(lambda a: a * 1.0 + 0.0).lower(jax.numpy.ones(1000)).compile()
+    found = place(copy, 1e-6, ROOFS)
+    assert (found.flops, found.intensity) == (0.0, 0.0)
+    assert found.bytes >= 8000
+
+
+@pytest.mark.parametrize("d", [64, 3])
+def test_the_hand_counts_are_the_cpu_cost_analysis_of_each_version(d):
+    """The flops the recorded GPU run is placed with are what XLA counts on the CPU (v3's
+    centring aside: its hand count is an estimate), and the bytes no more than it counts."""
+    kx, ky = jax.random.split(jax.random.key(0))
+    x, y = jax.random.normal(kx, (100, d)), jax.random.normal(ky, (150, d))
+    programs = {**dist.VERSIONS, "bare X @ Y.T": lambda a, b: a @ b.T}
+    for name, fn in programs.items():
+        flops, nbytes = dist.hand_count(name, 100, 150, d)
+        counted = dist.evidence(fn, x, y)
+        assert flops == pytest.approx(counted.flops, rel=0.01 if name == "v3" else 0), name
+        assert nbytes <= counted.bytes_accessed, name
+
+
+@pytest.mark.parametrize(
+    ("cache_mib", "said"),
+    [
+        (32, "a longer call pays little for its neighbour"),
+        (480, "here a call just over that still pays for its neighbour's misses"),
+    ],
+)
+def test_the_settle_rule_says_what_it_costs_for_the_cache_this_machine_has(cache_mib, said):
+    note = refill_note(cache_mib * 2**20, 30e9)
+    assert note.startswith(f"refilling this machine's {cache_mib} MiB last-level cache")
+    assert note.endswith(said)
+
+
+def test_without_a_cache_size_the_settle_rule_estimates_nothing():
+    assert "not estimated" in refill_note(None, 30e9)
