@@ -38,6 +38,7 @@ book_backends = str(ROOT / "data" / "backends")  # runs recorded on other backen
 # cache (nox -s drift builds elsewhere and never touches this cache).
 BUILD = Path(os.environ.get("BOOK_BUILD_DIR", DOCS / "_build")).resolve()
 book_engine_src = str(ROOT / "src")
+book_roofs = str(BUILD / "roofs.json")  # this machine's roofs, measured once (book.roofs)
 nb_execution_mode = "cache"
 nb_execution_cache_path = str(cache_folder(BUILD / ".jupyter_cache"))
 nb_execution_timeout = 300  # seconds per cell: a hung cell fails instead of hanging the build

@@ -418,3 +418,48 @@ def test_the_layer_hangs_nothing_of_its_own_on_the_sphinx_application():
     """Its state lives in the `book` domain (book.record), not in attributes of `app`."""
     layer = (DOCS / "_ext" / "book").glob("*.py")
     assert [p.name for p in layer if re.search(r"\bapp\.book_\w+\s*=", p.read_text())] == []
+
+
+def test_the_roofs_are_measured_once_and_again_only_when_their_method_changes(
+    tmp_path, monkeypatch
+):
+    import os
+    from types import SimpleNamespace
+
+    from book import roofs
+
+    measured = []
+
+    def probe(name, env=None):
+        measured.append((name, env))
+        return f'{{"peak": {len(measured)}}}'
+
+    monkeypatch.setattr(roofs, "run_probe", probe)
+    app = SimpleNamespace(config=SimpleNamespace(book_roofs=str(tmp_path / "b" / "roofs.json")))
+    method = tmp_path / "roofline.py"
+    method.write_text("")
+    os.utime(method, (1, 1))
+    assert roofs.measured(app, {method}) == '{"peak": 1}'
+    assert roofs.measured(app, {method}) == '{"peak": 1}'
+    assert measured == [("roofs", {"JAX_PLATFORMS": "cpu"})]
+    method.write_text("# changed")
+    assert roofs.measured(app, {method}) == '{"peak": 2}'
+
+
+def test_pages_that_place_programs_are_read_again_when_the_roofs_are_gone(tmp_path):
+    from types import SimpleNamespace
+
+    from book import roofs
+
+    app = SimpleNamespace(config=SimpleNamespace(book_roofs=str(tmp_path / "roofs.json")))
+    env = SimpleNamespace(
+        found_docs={"placing", "other"},
+        dependencies={
+            "placing": {str(tmp_path / "src" / "chapter2" / "roofline.py")},
+            "other": {str(tmp_path / "src" / "chapter2" / "timing.py")},
+            "removed": {str(tmp_path / "src" / "chapter2" / "roofline.py")},
+        },
+    )
+    assert roofs.measure_again(app, env, set(), set(), set()) == ["placing"]
+    (tmp_path / "roofs.json").write_text("{}")
+    assert roofs.measure_again(app, env, set(), set(), set()) == []

@@ -35,6 +35,7 @@ def name_the_page(app, docname: str, source: list[str]) -> None:
 
 
 def setup(app):
+    app.setup_extension("book.roofs")
     app.add_config_value("book_layer_hash", layer_hash(), "env", types=[str])
     app.add_config_value("book_chapter", 2, "env", types=[int])
     app.add_config_value("book_claims_matrix", "", "env", types=[str])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import jupytext
 
+from book import roofs
 from chapter2.claims.registry import module_code
 from chapter2.fresh import PACKAGE as PROBES
 
@@ -109,10 +110,11 @@ def checks_of(text: str, ids: set[str]) -> list[str]:
     ]
 
 
-def digest(paths: set[Path], root: Path, claim_ids: set[str]) -> str:
-    """One hash of the files' names (relative to `root`) and contents; of a claims module, only
-    the code the checks of `claim_ids` read, so that editing another claim changes nothing."""
-    sha = hashlib.sha256()
+def digest(paths: set[Path], root: Path, claim_ids: set[str], measured: str = "") -> str:
+    """One hash of the files' names (relative to `root`) and contents, and of what the build
+    `measured` for the page; of a claims module, only the code the checks of `claim_ids` read,
+    so that editing another claim changes nothing."""
+    sha = hashlib.sha256(measured.encode())
     for path in sorted(paths):
         sha.update(path.relative_to(root).as_posix().encode())
         text = path.read_text()
@@ -136,4 +138,6 @@ def note_page_dependencies(app, docname: str, source: list[str]) -> None:
     files = page_dependencies(src, source[0])
     for path in sorted(files):
         app.env.note_dependency(str(path))
-    source[0] = with_hash(source[0], digest(files, src, claims_verified(src, source[0])))
+    measuring = closure(src, {f"{PROBES}.roofs"})
+    measured = roofs.measured(app, measuring) if roofs.places_programs(files) else ""
+    source[0] = with_hash(source[0], digest(files, src, claims_verified(src, source[0]), measured))

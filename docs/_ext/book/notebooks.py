@@ -128,7 +128,8 @@ def _prose_html(builder, page, chunks: list[list[nodes.Node]], page_url: str) ->
         if page_url and link.get("refuri") and not urlparse(link["refuri"]).scheme:
             link["refuri"] = urljoin(page_url, link["refuri"])
     translator = builder.create_translator(whole, builder)
-    whole.walkabout(translator)
+    with logging.suppress_logging():  # the page gave its warnings; a figure here has no anchor
+        whole.walkabout(translator)
     parts = "".join(translator.fragment).split(CELL_BREAK)
     return [_one_html_block(part) for part in parts[1:-1]]
 

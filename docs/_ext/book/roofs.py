@@ -1,0 +1,56 @@
+"""This machine's roofs, measured once per build folder and shared by every page that places
+a program under them (`chapter2.roofline`). The probe runs in a process of its own when the
+first such page is read, before it executes; the roofs' values join each such page's cache
+key (book.dependencies), so no page shows roofs of another run than its own timings. A build
+whose roofs file is gone reads those pages again, and they measure anew."""
+
+import os
+from pathlib import Path
+
+from chapter2.fresh import run_probe
+from chapter2.roofline import ROOFS_VARIABLE
+
+ENGINE_MODULE = Path("chapter2") / "roofline.py"
+
+
+def roofs_file(app) -> Path:
+    return Path(app.config.book_roofs)
+
+
+def places_programs(files: set[Path]) -> bool:
+    """Whether a page whose engine files are `files` uses the roofs."""
+    return any(path.as_posix().endswith(ENGINE_MODULE.as_posix()) for path in files)
+
+
+def measured(app, method: set[Path]) -> str:
+    """The roofs' JSON: the build's file, measured first if there is none or if a file of the
+    `method` changed since."""
+    path = roofs_file(app)
+    if not path.is_file() or max(f.stat().st_mtime for f in method) > path.stat().st_mtime:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(run_probe("roofs", env={"JAX_PLATFORMS": "cpu"}))  # the book's device
+    return path.read_text()
+
+
+def share_with_kernels(app) -> None:
+    """`builder-inited`: page kernels, which inherit this process's environment, find the
+    build's roofs."""
+    os.environ[ROOFS_VARIABLE] = str(roofs_file(app))
+
+
+def measure_again(app, env, added, changed, removed) -> list[str]:
+    """`env-get-outdated`: without a roofs file, every page that uses the roofs is read again."""
+    if roofs_file(app).is_file():
+        return []
+    return sorted(
+        doc
+        for doc, files in env.dependencies.items()
+        if doc in env.found_docs and places_programs({Path(f) for f in files})
+    )
+
+
+def setup(app):
+    app.add_config_value("book_roofs", "", "", types=[str])
+    app.connect("builder-inited", share_with_kernels)
+    app.connect("env-get-outdated", measure_again)
+    return {"parallel_read_safe": False}
