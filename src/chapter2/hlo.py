@@ -76,6 +76,11 @@ def called_computation(instruction: str) -> str:
     return found.group(1)
 
 
+def custom_call_targets(text: str) -> list[str]:
+    """The library routines HLO calls, by their custom call targets, in order."""
+    return re.findall(r'custom_call_target="([^"]+)"', text)
+
+
 def has_op(text: str, opcode: str) -> bool:
     """Whether any instruction of the HLO text has this opcode (`transpose`, `dot`, ...)."""
     return opcode in opcodes(text)

@@ -56,6 +56,32 @@ def cost_analysis_by_running(mp):
     mp.setattr(jax.stages.Compiled, "cost_analysis", lambda self: {})
 
 
+def cost_analysis_that_sees_library_calls(mp):
+    """A cost analysis that counts a library routine's work (here, a Cholesky's n³/3)."""
+    real = jax.stages.Compiled.cost_analysis
+
+    def seeing(self):
+        costs = dict(real(self))
+        if "custom_call_target" in self.as_text():
+            costs["flops"] += 500**3 / 3
+        return costs
+
+    mp.setattr(jax.stages.Compiled, "cost_analysis", seeing)
+
+
+def cost_analysis_that_counts_trips(mp):
+    """A cost analysis that multiplies a loop's body by its 100 trips."""
+    real = jax.stages.Compiled.cost_analysis
+
+    def counting(self):
+        costs = dict(real(self))
+        if "while(" in self.as_text():
+            costs["flops"] *= 100
+        return costs
+
+    mp.setattr(jax.stages.Compiled, "cost_analysis", counting)
+
+
 def compiled_text_without_metadata(mp):
     """A compiler that keeps no source locations in the optimized HLO."""
     real = jax.stages.Compiled.as_text
@@ -63,6 +89,8 @@ def compiled_text_without_metadata(mp):
 
 
 BREAKERS = {
+    "cost-analysis-counts-loop-body-once": cost_analysis_that_counts_trips,
+    "cost-analysis-blind-to-custom-calls": cost_analysis_that_sees_library_calls,
     "stablehlo-then-hlo": mhlo_lowering,
     "elementwise-chain-one-fusion": xla_options(xla_disable_hlo_passes="fusion"),
     "matmul-sum-ynn-fusion": xla_options(xla_cpu_experimental_ynn_fusion_type=""),

@@ -18,6 +18,7 @@ from chapter2.fresh import run_probe
 from chapter2.hlo import (
     clean_hlo,
     compiled_text,
+    custom_call_targets,
     fusion_kinds,
     has_op,
     root_opcode,
@@ -162,6 +163,45 @@ def _an_estimate() -> Observation:
         said=f"The cell above, run again for n = 100,000, nothing allocated: the flops counted "
         f"are {_times_of(flops, '2n³')} and the bytes accessed "
         f"{_times_of(traffic, '3 × 4n² (three n × n float32 arrays)')}.",
+    )
+
+
+@claim("cost-analysis-blind-to-custom-calls")
+def _custom_call_costs() -> Observation:
+    n = 500
+    compiled = jax.jit(jnp.linalg.cholesky).lower(jnp.eye(n) + 0.1).compile()
+    targets = custom_call_targets(compiled.as_text())
+    counted_flops = cost_analysis(compiled)["flops"]
+    by_hand = n**3 / 3  # the factorization's multiply-adds, as a numerical text counts them
+    return Observation(
+        expected={"calls a library routine": True, "counts under a thirtieth of n³/3": True},
+        observed={
+            "calls a library routine": bool(targets),
+            "counts under a thirtieth of n³/3": counted_flops < by_hand / 30,
+            "custom call targets": targets,
+            "flops counted": counted_flops,
+        },
+        said=f"Compiled jnp.linalg.cholesky for a {n} x {n} matrix: it calls "
+        f"{_listed(targets) or 'no library routine'}, and the cost analysis counts "
+        f"{counted_flops:,.0f} flops, against {by_hand:,.0f} for the factorization.",
+    )
+
+
+@claim("cost-analysis-counts-loop-body-once")
+def _loop_costs() -> Observation:
+    def power_steps(v):
+        return jax.lax.fori_loop(0, 100, lambda _, v: jnp.tanh(v @ v), v)
+
+    counted_flops = cost_analysis(jax.jit(power_steps).lower(jnp.ones((64, 64))).compile())["flops"]
+    one_step = 2 * 64**3
+    return Observation(
+        expected={"counts under two steps' flops": True},
+        observed={
+            "counts under two steps' flops": counted_flops < 2 * one_step,
+            "flops counted, in steps": round(counted_flops / one_step, 2),
+        },
+        said=f"The cell above, run again: a fori_loop of 100 steps of a 64 x 64 product reports "
+        f"{counted_flops:,.0f} flops, {counted_flops / one_step:.2f} times one step's.",
     )
 
 
