@@ -68,7 +68,27 @@ def threads_named_as_in_0_11(mp):
     mp.setattr(module, "read_trace", renamed)
 
 
+def transfers_never_guarded(mp):
+    """A transfer guard that lets every transfer through."""
+    mp.setattr(jax, "transfer_guard", lambda level: contextlib.nullcontext())
+
+
+def python_tracer_off(mp):
+    """A profiler whose default options trace no Python."""
+    real_options, real_trace = jax.profiler.ProfileOptions, jax.profiler.trace
+
+    def quiet():
+        options = real_options()
+        options.python_tracer_level = 0
+        return options
+
+    mp.setattr(jax.profiler, "ProfileOptions", quiet)
+    mp.setattr(jax.profiler, "trace", lambda d, **kw: real_trace(d, profiler_options=quiet()))
+
+
 BREAKERS = {
+    "python-tracer-on-by-default": python_tracer_off,
+    "transfer-guard-disallows-host-arrays": transfers_never_guarded,
     "tensorboard-installed-separately": jax_requires_xprof,
     "typed-prng-keys": raw_new_style_keys,
     "trace-files": no_perfetto_trace,

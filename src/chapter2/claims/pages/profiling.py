@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from chapter2.claims.backends import CPU_THREADS, YNN
 from chapter2.claims.registry import Observation, claim, counted
@@ -170,6 +171,58 @@ def _trace_annotation() -> Observation:
         f'TraceAnnotation("step"): the trace holds {counted(counts["step"], "event")} named '
         f"step, {counted(calls, 'host event')} of the jitted call, and kernel events named "
         f"after {kernel_names}.",
+    )
+
+
+@claim("transfer-guard-disallows-host-arrays")
+def _transfer_guard() -> Observation:
+    step = jax.jit(lambda x, y: jnp.mean(jnp.sin(x @ y) * x + y))
+    x, y = jnp.ones((64, 64)), jnp.ones((64, 64))
+    step(x, y).block_until_ready()  # compiled outside the guard
+
+    def outcome(*args) -> str:
+        with jax.transfer_guard("disallow"):
+            try:
+                jax.block_until_ready(step(*args))
+            except Exception as err:  # its kind is what is observed
+                return "raised" if "Disallowed" in str(err) else type(err).__name__
+        return "ran"
+
+    on_device, from_numpy = outcome(x, y), outcome(np.asarray(x), y)
+    numpy_said = "raised, naming the disallowed transfer" if from_numpy == "raised" else from_numpy
+    return Observation(
+        expected={"device arrays": "ran", "a NumPy array": "raised"},
+        observed={"device arrays": on_device, "a NumPy array": from_numpy},
+        said=f"Called a jitted step of the same form on 64 x 64 arrays under "
+        f'transfer_guard("disallow"): with arrays on the device it {on_device}; with a NumPy '
+        f"array it {numpy_said}.",
+    )
+
+
+def _python_step(v):
+    return float(jnp.sin(v).sum())
+
+
+@claim("python-tracer-on-by-default")
+def _python_tracer() -> Observation:
+    level = jax.profiler.ProfileOptions().python_tracer_level
+    v = jnp.ones(100)
+    _python_step(v)  # compiled outside the trace
+    with tempfile.TemporaryDirectory() as log_dir:
+        with jax.profiler.trace(log_dir):
+            _python_step(v)
+        trace = read_trace(log_dir)
+    calls = [e["name"] for e in trace.events if e["name"].endswith(" _python_step")]
+    return Observation(
+        expected={"python_tracer_level": 1, "a traced Python function is an event": True},
+        observed={
+            "python_tracer_level": level,
+            "a traced Python function is an event": bool(calls),
+            "events named after it": len(calls),
+        },
+        said=f"ProfileOptions() has python_tracer_level {level}; a trace made with the default "
+        f"options of one call of a Python function holds {counted(len(calls), 'event')} named "
+        "after it.",
     )
 
 
