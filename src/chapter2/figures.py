@@ -52,3 +52,55 @@ def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Fig
         alt=f"Dot plot{', on a log scale,' if log else ''} of the median time of each: {medians}. "
         "Whiskers cover the middle half of the runs.",
     )
+
+
+def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> Figure:
+    """Placed programs (`chapter2.roofline.Placement`) as points of intensity against the rate
+    they reached, on log axes, under the roofs they were placed under: a marker per series (a
+    size, a machine), a colour per program. The shaded band is the rate under which a program
+    is far under both roofs. The alt text gives every point and roof."""
+    from chapter2.roofline import FAR_UNDER, rate_text  # noqa: PLC0415 - the model it draws
+
+    placed = [p for points in series.values() for p in points.values()]
+    every_roofs = list(dict.fromkeys(p.roofs for p in placed))
+    names = roof_names or dict.fromkeys(every_roofs, "roofs")
+    low = min(*(p.intensity / 3 for p in placed), *(r.ridge / 10 for r in every_roofs))
+    high = max(*(p.intensity * 3 for p in placed), *(r.ridge * 10 for r in every_roofs))
+    grid = [low * (high / low) ** (i / 200) for i in range(201)]
+    bottom = min(*(p.rate for p in placed), *(FAR_UNDER * low * r.bandwidth for r in every_roofs))
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for roofs, style in zip(every_roofs, ["-", "--", ":"], strict=False):
+        roof = [min(roofs.peak, i * roofs.bandwidth) / 1e9 for i in grid]
+        ax.plot(grid, roof, style, color="black", lw=1.2, label=names[roofs])
+        ax.fill_between(grid, bottom / 2e9, [FAR_UNDER * r for r in roof], color="0.85", lw=0)
+    programs = list(dict.fromkeys(name for points in series.values() for name in points))
+    colours = dict(zip(programs, plt.get_cmap("tab10").colors, strict=False))
+    for (label, points), marker in zip(series.items(), "o^sD", strict=False):
+        for name, p in points.items():
+            ax.plot(p.intensity, p.rate / 1e9, marker, color=colours[name], ms=8, mec="black")
+        ax.plot([], [], marker, color="white", mec="black", label=label)
+    for name in programs:
+        ax.plot([], [], "s", color=colours[name], label=name)
+    ax.plot([], [], "s", color="0.85", label=f"under {FAR_UNDER:.0%} of the roofs")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (flops per byte, log scale)")
+    ax.set_ylabel("rate reached (GFLOP/s, log scale)")
+    ax.grid(which="both", alpha=0.25)
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8)
+    roofs_text = "; ".join(
+        f"{names[r]}: peak {rate_text(r.peak, 'FLOP')}, bandwidth {rate_text(r.bandwidth, 'B')}, "
+        f"ridge {r.ridge:.2g} flops per byte"
+        for r in every_roofs
+    )
+    points_text = "; ".join(
+        f"{label}, {name}: {p.intensity:.3g} flops per byte at {rate_text(p.rate, 'FLOP')}, "
+        f"{p.bound}"
+        for label, points in series.items()
+        for name, p in points.items()
+    )
+    return Figure.of(
+        fig,
+        alt=f"Roofline on log axes, rate reached against flops per byte. Roofs: {roofs_text}. "
+        f"Points: {points_text}.",
+    )

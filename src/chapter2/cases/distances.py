@@ -100,26 +100,38 @@ class Evidence:
     temp_bytes: int
 
 
-def summary_table(timings: dict, found: dict, errors: dict) -> str:
-    """A Markdown table: each way's time (median and middle half of the runs), what XLA
-    compiled for it (where `found` has its Evidence) and its largest error (where known)."""
-    from chapter2.timing import milliseconds  # noqa: PLC0415 - a formatter of the timings
+def hand_count(name: str, n: int, m: int, d: int) -> tuple[float, float]:
+    """The flops and bytes of a version for n and m points of d coordinates, counted by hand
+    as XLA's cost analysis counts them (an add, a multiply or a compare is a flop; the square
+    root is apart, a transcendental), for a backend whose cost analysis the book lacks. The
+    bytes are the least any version moves: both inputs read once, the output written once."""
+    pairs = n * m
+    gram = 2 * pairs * d + (n + m) * (2 * d - 1) + 4 * pairs  # product, norms, -2, +, +, max
+    flops = {
+        "v0": pairs * (3 * d - 1),  # d subtractions, d squares, d - 1 additions per pair
+        "v1": pairs * (3 * d - 1),
+        "v2": gram,
+        "v3": gram + (n + m) * d + n * d,  # and the centring: a mean, two subtractions
+        "bare X @ Y.T": 2 * pairs * d,
+    }
+    return flops[name], 4 * (n * d + m * d + pairs)
 
-    rows = []
-    for name, t in timings.items():
-        e = found.get(name)
-        facts = (
-            f"{e.fusions} | {e.dots} | {e.flops / 1e9:.3f} | {e.bytes_accessed / 1e6:.2f} | "
-            f"{e.temp_bytes / 1e3:.1f}"
-            if e
-            else "– | – | – | – | –"
-        )
-        error = f"{errors[name]:.1e}" if name in errors else "–"
-        spread = f"{milliseconds(t.low)} to {milliseconds(t.high)}"
-        rows.append(f"| {name} | {milliseconds(t.median)} | {spread} | {facts} | {error} |")
+
+def placement_table(placed: dict, timings: dict) -> str:
+    """A Markdown table: each program's median time and the middle half of its runs, its rate,
+    its intensity, and where it stands under the roofs (`placed`: Placements by name)."""
+    from chapter2.roofline import rate_text  # noqa: PLC0415 - formatters of the page's data
+    from chapter2.timing import milliseconds  # noqa: PLC0415
+
+    rows = [
+        f"| {name} | {milliseconds(timings[name].median)} ({milliseconds(timings[name].low)} to "
+        f"{milliseconds(timings[name].high)}) | {rate_text(p.rate, 'FLOP')} | {p.intensity:.3g} "
+        f"| {p.bound}, {p.share:.0%} |"
+        for name, p in placed.items()
+    ]
     head = (
-        "| version | median ms | middle half ms | fusions | dots | GFLOP | MB accessed "
-        "| temp KB | max error |\n|---|---|---|---|---|---|---|---|---|\n"
+        "| program | median ms (middle half) | rate | flops per byte | against the roofs |\n"
+        "|---|---|---|---|---|\n"
     )
     return head + "\n".join(rows)
 

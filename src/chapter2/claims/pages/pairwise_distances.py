@@ -97,6 +97,45 @@ def _v1_without_ynn() -> Observation:
     )
 
 
+@claim(
+    "tree-reduction-past-32",
+    only_on=("cpu", "the rewrite is a pass of XLA's CPU compiler, on a reduction's length"),
+)
+def _tree_reduction() -> Observation:
+    X, Y = _points()
+    # With YNNPACK fusion off where this jaxlib has it, to see XLA's own CPU path.
+    options = YNN_OFF if uses_ynn(compiled_text(dist.distances_v1, X, Y)) else None
+    at = {
+        dim: dist.evidence(dist.distances_v1, X[:, :dim], Y[:, :dim], compiler_options=options)
+        for dim in (32, 33)
+    }
+    window = {
+        dim: "reduce-window"
+        in compiled_text(dist.distances_v1, X[:, :dim], Y[:, :dim], compiler_options=options)
+        for dim in (32, 33)
+    }
+    squares = N * M * 33 * 4  # bytes of the (N, M, 33) squared differences
+    return Observation(
+        expected={
+            "d = 32: fusions, temp bytes": [1, 0],
+            "d = 33: more than one fusion": True,
+            "d = 33: temporaries hold the squared differences": True,
+        },
+        observed={
+            "d = 32: fusions, temp bytes": [at[32].fusions, at[32].temp_bytes],
+            "d = 33: more than one fusion": at[33].fusions > 1,
+            "d = 33: temporaries hold the squared differences": at[33].temp_bytes >= squares,
+            "d = 33: fusions, temp bytes": [at[33].fusions, at[33].temp_bytes],
+            "reduce-window at d = 32, 33": [window[32], window[33]],
+        },
+        said=f"Compiled v1 for the page's points cut to 32 and to 33 coordinates"
+        f"{' with YNNPACK fusion off' if options else ''}: {counted(at[32].fusions, 'fusion')} "
+        f"and {at[32].temp_bytes / 1e6:,.0f} MB of temporaries at d = 32, "
+        f"{counted(at[33].fusions, 'fusion')} and {at[33].temp_bytes / 1e6:,.0f} MB at d = 33, "
+        f"where the squared differences take {squares / 1e6:,.0f} MB.",
+    )
+
+
 @claim("barrier-materializes-intermediate", rests_on=("optimization-barrier-splits-fusion",))
 def _v1_forced() -> Observation:
     X, Y = _points()
