@@ -11,9 +11,7 @@ memory_analysis), so they are the same on every run; nothing is timed.
 
 import sys
 
-import jax
-
-from chapter2.cli import Parser, UsageError, arguments, load_function, run
+from chapter2.cli import Parser, UsageError, arguments, lowered, run
 from chapter2.compat import cost_analysis
 from chapter2.hlo import count_fusions, kernels
 
@@ -42,8 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     if not target or not expression:
         msg = "give MODULE:FUNCTION and --args (or --quick)"
         raise UsageError(msg)
-    lowered = jax.jit(load_function(target)).lower(*arguments(expression))
-    fused, unfused = report(lowered.compile()), report(lowered.compile(UNFUSED))
+    program = lowered(target, arguments(expression))
+    fused, unfused = report(program.compile()), report(program.compile(UNFUSED))
     print(f"{target}({expression})")
     print(f"{'':16s} {'fused':>14s} {'fusion pass off':>16s}")
     for key in fused:

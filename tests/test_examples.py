@@ -21,7 +21,7 @@ def run(name: str, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_every_example_is_tested_here():
-    tested = {"pairwise_distances", "why_recompile", "fusion_report"}
+    tested = {"pairwise_distances", "why_recompile", "fusion_report", "roofline"}
     assert {p.stem for p in EXAMPLES.glob("*.py")} == tested
 
 
@@ -67,6 +67,30 @@ def test_fusion_report_compares_with_the_fusion_pass_off():
     assert table["bytes accessed"][0] < table["bytes accessed"][1]
 
 
+def test_roofline_places_the_pages_v2_as_the_page_counts_it():
+    import json
+
+    import jax
+
+    from chapter2.cases.distances import distances_v2, evidence
+    from chapter2.roofline import Placement, Roofs
+
+    done = run("roofline", "--quick", "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    kx, ky = jax.random.split(jax.random.key(0))  # the page's points; only their shapes count
+    x, y = jax.random.normal(kx, (1000, 64)), jax.random.normal(ky, (1500, 64))
+    page = evidence(distances_v2, x, y)
+    assert (found["flops"], found["bytes"]) == (page.flops, page.bytes_accessed)
+    assert found["intensity"] == page.flops / page.bytes_accessed
+    seconds = found["seconds"]
+    assert seconds["low"] <= seconds["median"] <= seconds["high"]
+    assert found["runs"] >= 5
+    roofs = Roofs(found["roofs"]["peak"], found["roofs"]["bandwidth"])
+    again = Placement(found["flops"], found["bytes"], seconds["median"], roofs)
+    assert (found["verdict"], found["share"]) == (str(again.bound), again.share)
+
+
 @pytest.mark.parametrize(
     ("name", "args", "said"),
     [
@@ -78,6 +102,7 @@ def test_fusion_report_compares_with_the_fusion_pass_off():
         ),
         ("why_recompile", ["math", "--call", "1.0"], "expected MODULE:FUNCTION, got 'math'"),
         ("fusion_report", ["math:nothing", "--args", "1.0"], "module 'math' has no function"),
+        ("roofline", ["math:sin", "--args", "1.0"], "cannot jit math:sin for these arguments"),
         ("fusion_report", ["math:sin", "--args", "1 +"], "cannot evaluate the arguments"),
     ],
 )

@@ -52,6 +52,17 @@ def arguments(expression: str) -> tuple:
     return value if isinstance(value, tuple) else (value,)
 
 
+def lowered(target: str, args: tuple):
+    """`MODULE:FUNCTION` jitted and lowered for `args`, or a one-line error saying why not."""
+    function = load_function(target)
+    try:
+        return jax.jit(function).lower(*args)
+    except Exception as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        msg = f"cannot jit {target} for these arguments: {type(err).__name__}: {first}"
+        raise UsageError(msg) from err
+
+
 def positive(text: str) -> int:
     """An argparse type: a positive integer, or a one-line error."""
     try:
