@@ -30,7 +30,7 @@ UNLINKED = {
     "jax.experimental.layout.Layout.AUTO": "jax.experimental.layout has no page in JAX's reference",
     "jax.numpy.pi": "JAX's reference lists no constants of jax.numpy",
     "jax.profiler.ProfileData.from_file": "JAX's reference does not document ProfileData",
-    "jax.profiler.ProfileOptions": "absent from the inventory of JAX's main branch it was made from",
+    "jax.profiler.ProfileOptions": "absent from the inventory made from JAX's main branch",
     "numpy.abs": "NumPy documents the function as numpy.absolute, abs being its alias",
     "jax.extend.core.ClosedJaxpr": (
         "in this JAX the same class as jax.extend.core.Jaxpr, whose page its code link would open"

@@ -77,6 +77,9 @@ WARM_UP = (3, 0.05)  # calls and seconds, at the least, before the timed runs
 # after every round would stop at the first chance overlap-free moment of two equal calls.
 FIRST_LOOK, LOOK_EVERY = 7, 6
 SETTLE_BELOW = 0.05  # seconds: a call shorter than this runs untimed before each timed run
+# Medians this far apart that the rule cannot tell apart: the sentence says how widely the
+# runs spread, so a reader sees why a large gap is no verdict.
+WIDE = 1.2
 
 
 def refill_note(cache_bytes: int | None, bandwidth: float) -> str:
@@ -183,6 +186,12 @@ class Comparison:
         runs = (
             f"{self.a.n} runs each" if self.a.n == self.b.n else f"{self.a.n} and {self.b.n} runs"
         )
+        if self.verdict == "indistinguishable" and max(self.ratio, 1 / self.ratio) >= WIDE:
+            runs += (
+                f"; their runs spread widely, the middle halves {milliseconds(self.a.low)} to "
+                f"{milliseconds(self.a.high)} ms and {milliseconds(self.b.low)} to "
+                f"{milliseconds(self.b.high)} ms"
+            )
         return f"{said} ({medians}, medians of {runs})"
 
     def as_dict(self) -> dict:
