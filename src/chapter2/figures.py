@@ -90,7 +90,7 @@ def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> 
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8)
     roofs_text = "; ".join(
         f"{names[r]}: peak {rate_text(r.peak, 'FLOP')}, bandwidth {rate_text(r.bandwidth, 'B')}, "
-        f"ridge {r.ridge:.2g} flops per byte"
+        f"ridge {r.ridge:.3g} flops per byte"
         for r in every_roofs
     )
     points_text = "; ".join(

@@ -128,8 +128,8 @@ def machine_roofs() -> Roofs:
 class Bound(StrEnum):
     """What a program's time says against the roofs."""
 
-    COMPUTE = "compute-bound"
-    MEMORY = "memory-bound"
+    COMPUTE = "under the compute roof"
+    MEMORY = "under the memory roof"
     RIDGE = "near the ridge"
     IN_CACHE = "above the memory roof"
     FAR_UNDER = "far under both roofs"
@@ -199,7 +199,7 @@ class Placement:
 
     @property
     def verdict(self) -> str:
-        """Where it stands, in words: "memory-bound (48% of what the roofs allow)"."""
+        """Where it stands, in words: "under the memory roof (48% of what the roofs allow)"."""
         return f"{self.bound} ({self.share:.0%} of what the roofs allow)"
 
     def __str__(self) -> str:
