@@ -4,8 +4,15 @@ import os
 import re
 from pathlib import Path
 
-import jax
-import pytest
+from chapter2.fresh import jax_settings
+
+# The tests hold the book to JAX's defaults, as its build does (book.defaults): JAX reads its
+# configuration variables when it is imported, so they go first.
+for _name in jax_settings(os.environ):
+    del os.environ[_name]
+
+import jax  # noqa: E402
+import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

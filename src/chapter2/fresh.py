@@ -13,9 +13,26 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 
 PACKAGE = "chapter2.probes"
+# The book states what JAX does by default. A shell may set JAX's configuration variables
+# (JAX_ENABLE_X64, JAX_COMPILATION_CACHE_DIR, ...) and XLA's flags, which every process it
+# starts inherits; the book's processes start without them. JAX_PLATFORMS stays: the book's
+# own sessions choose with it the device a build reads.
+KEPT = ("JAX_PLATFORMS",)
+
+
+def jax_settings(env: Mapping[str, str]) -> list[str]:
+    """The variables of `env` that configure JAX or XLA, but those the book keeps (KEPT)."""
+    return sorted(k for k in env if (k.startswith("JAX_") or k == "XLA_FLAGS") and k not in KEPT)
+
+
+def without_jax_settings(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` without the variables that configure JAX or XLA (JAX_PLATFORMS kept)."""
+    dropped = set(jax_settings(env))
+    return {k: v for k, v in env.items() if k not in dropped}
 
 
 class ProbeFailed(RuntimeError):

@@ -35,6 +35,7 @@ def name_the_page(app, docname: str, source: list[str]) -> None:
 
 
 def setup(app):
+    app.setup_extension("book.defaults")
     app.setup_extension("book.roofs")
     app.add_config_value("book_layer_hash", layer_hash(), "env", types=[str])
     app.add_config_value("book_chapter", 2, "env", types=[int])
@@ -42,7 +43,7 @@ def setup(app):
     app.connect("env-get-updated", numbering.strip_chapter, priority=100)
     app.connect("env-get-updated", numbering.prefix_chapter, priority=900)
     app.connect("env-before-read-docs", numbering.note_read)
-    app.connect("env-get-updated", numbering.rewrite_after_toctree_change)
+    app.connect("env-get-outdated", numbering.read_all_after_contents_change)
     app.add_config_value("book_engine_src", "", "env", types=[str])
     app.connect("source-read", name_the_page)
     app.connect("source-read", dependencies.note_page_dependencies)

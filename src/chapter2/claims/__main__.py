@@ -1,21 +1,24 @@
-"""`python -m chapter2.claims [--json FILE] [--page P]`: every claim checked in one process;
-exits 1 when a claim drifted or a claims module could not be loaded."""
+"""`python -m chapter2.claims [--json FILE] [--page P]`: every claim checked in one process,
+with JAX's defaults (the variables that configure JAX or XLA are dropped); exits 1 when a
+claim drifted or a claims module could not be loaded."""
 
 import argparse
 import datetime as dt
 import json
+import os
 import platform
 import sys
 from pathlib import Path
 
-import jax
-import jaxlib
-
 from chapter2.claims import Status, evaluate_all, load_errors
+from chapter2.fresh import jax_settings, without_jax_settings
 
 
 def report(page: str | None = None) -> dict:
     """Every verdict of the registry (of one page's claims), with the versions and date."""
+    import jax  # noqa: PLC0415 - after main made sure JAX starts from its defaults
+    import jaxlib  # noqa: PLC0415
+
     verdicts = evaluate_all(page)
     return {
         "jax": jax.__version__,
@@ -28,6 +31,18 @@ def report(page: str | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if dropped := jax_settings(os.environ):  # JAX reads them once it is imported: start again
+        print(
+            f"the claims state JAX's defaults: checked without {', '.join(dropped)}",
+            file=sys.stderr,
+            flush=True,
+        )
+        arguments = sys.argv[1:] if argv is None else argv
+        os.execve(
+            sys.executable,
+            [sys.executable, "-m", "chapter2.claims", *arguments],
+            without_jax_settings(os.environ),
+        )
     parser = argparse.ArgumentParser(prog="python -m chapter2.claims", description=__doc__)
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the verdicts here")
     parser.add_argument("--page", help="only the claims whose home is this page")
