@@ -80,11 +80,13 @@ def reader(browser, served, width=1280, **options):
 
 
 def switch_theme(page, theme: str) -> None:
-    """Light or dark, as the theme's switch sets it, once its colour transitions have ended."""
+    """Light or dark, as the theme's switch sets it, once its colour transitions have ended.
+    A transition that a newer one replaces is cancelled, and its `finished` promise rejects
+    with an AbortError ("The user aborted a request"): it has ended too."""
     page.evaluate(
         f"""async () => {{
             document.documentElement.dataset.theme = '{theme}';
-            await Promise.all(document.getAnimations().map(a => a.finished));
+            await Promise.allSettled(document.getAnimations().map(a => a.finished));
         }}"""
     )
 

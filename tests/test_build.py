@@ -75,6 +75,7 @@ def test_every_problem_is_named_at_the_end_of_every_build_until_it_is_fixed(tmp_
         assert result.returncode != 0, attempt
         tail = last_lines(result, 15)
         assert "5 problems failed the build" in tail, (attempt, tail)
+        assert "build finished with problems, 5 warnings" in result.stdout, attempt
         for name, (_, said) in BAD_EDITS.items():
             line = next((ln for ln in tail.splitlines() if f"docs/{name}.md" in ln), "")
             assert line, (attempt, name, tail)
@@ -258,3 +259,74 @@ def test_a_build_under_another_build_dir_keeps_the_first_cache(tmp_path):
     assert build(docs, BOOK_BUILD_DIR=str(other)).returncode == 0
     assert sorted((docs / "_build" / ".jupyter_cache").iterdir()) == first
     assert list((other / ".jupyter_cache").iterdir())
+
+
+def test_a_build_states_jaxs_defaults_whatever_the_shell_sets(tmp_path):
+    """JAX's configuration variables and XLA's flags of the caller's shell reach no page: the
+    build drops them before any kernel starts, and says so."""
+    shown = (
+        "import os, jax\n"
+        "print('x64', jax.config.jax_enable_x64, '| devices', len(jax.devices()),\n"
+        "      '| precision', jax.config.jax_default_matmul_precision,\n"
+        "      '| cache', jax.config.jax_compilation_cache_dir,\n"
+        "      '| set', sorted(k for k in os.environ if k == 'XLA_FLAGS'\n"
+        "                      or k.startswith('JAX_') and k != 'JAX_PLATFORMS'))"
+    )
+    docs = make_book(tmp_path, {"page": [shown]})
+    caller = {
+        "JAX_ENABLE_X64": "1",
+        "JAX_COMPILATION_CACHE_DIR": str(tmp_path / "cache"),
+        "JAX_DEFAULT_MATMUL_PRECISION": "highest",
+        "XLA_FLAGS": "--xla_force_host_platform_device_count=4",
+    }
+    result = build(docs, **caller)
+    assert result.returncode == 0, result.stdout
+    said = "x64 False | devices 1 | precision None | cache None | set []"
+    assert said in (docs / "_build/html/page.html").read_text()
+    dropped = ", ".join(sorted(caller))
+    assert f"its pages run without {dropped}, set in this shell" in result.stdout
+
+
+def test_an_incremental_build_writes_what_a_clean_build_writes(tmp_path):
+    """After a prose edit and a code edit, then an edit of the contents that adds a page, each
+    page the incremental build wrote is the page a build from nothing writes (with the
+    execution cache copied: it holds the same outputs), code links and numbers included."""
+    book = tmp_path / "book"
+    docs = make_book(
+        book,
+        {
+            "first": ["import jax.numpy as jnp\nprint(jnp.ones(3).sum())"],
+            "second": ["import jax\nprint(jax.numpy.arange(3))"],
+        },
+        code_links=True,
+    )
+    assert build(docs).returncode == 0
+    index, first, second = docs / "index.md", docs / "first.md", docs / "second.md"
+
+    def prose_and_code():
+        first.write_text(first.read_text() + "\nA sentence more.\n")
+        second.write_text(second.read_text().replace("arange(3)", "arange(4)"))
+
+    def contents_and_a_new_page():
+        (docs / "third.md").write_text(
+            f"{FRONT_MATTER}\n# Page third\n\n```{{code-cell}} ipython3\n"
+            "import jax.numpy as jnp\nprint(jnp.zeros(2))\n```\n"
+        )
+        index.write_text(index.read_text().replace("first\nsecond", "second\nthird\nfirst"))
+
+    for edit in (prose_and_code, contents_and_a_new_page):
+        edit()
+        assert build(docs).returncode == 0, edit.__name__
+        clean = tmp_path / edit.__name__
+        shutil.copytree(book, clean, ignore=shutil.ignore_patterns("_build"))
+        shutil.copytree(docs / "_build/.jupyter_cache", clean / "docs/_build/.jupyter_cache")
+        assert build(clean / "docs").returncode == 0, edit.__name__
+        for page in sorted((clean / "docs/_build/html").glob("*.html")):
+            written = unversioned((docs / "_build/html" / page.name).read_text())
+            assert written == unversioned(page.read_text()), f"{page.name}, {edit.__name__}"
+
+
+def unversioned(page: str) -> str:
+    """A page without the checksums Sphinx appends to its static files' addresses (`?v=...`),
+    which an incremental build adds to a file that a clean build's first pages link bare."""
+    return re.sub(r"\?v=[0-9a-f]{8}", "", page)

@@ -1,5 +1,6 @@
 """Section numbers with the chapter's in front (2.1, 2.2, ...) from each page's place in the
-toctree; a changed toctree writes every page again (their previous and next links)."""
+toctree; a change of the contents reads and writes every page again (their numbers, their
+previous and next links, and their code's links, which a page written unread would lose)."""
 
 from sphinx import addnodes
 
@@ -34,8 +35,9 @@ def note_read(app, env, docnames: list[str]) -> None:
     book_data(env).data["read_now"] = list(docnames)
 
 
-def rewrite_after_toctree_change(app, env) -> list[str]:
-    """`env-get-updated`: every page, when a page holding a toctree was read again."""
-    if set(book_data(env).data["read_now"]) & set(env.toctree_includes):
+def read_all_after_contents_change(app, env, added, changed, removed) -> list[str]:
+    """`env-get-outdated`: every page, when a page came or went or a page holding a toctree
+    changed (reading executes nothing: outputs come from the cache)."""
+    if added or removed or changed & set(env.toctree_includes):
         return sorted(env.found_docs)
     return []

@@ -176,7 +176,13 @@ class ProblemLog(logging.WarningStreamHandler):
         super().__init__(None)
         self.app, self.problems = app, []
         self.setLevel(stdlib_logging.WARNING)
-        self.addFilter(logging.WarningSuppressor(app))
+        self.addFilter(self.shown)
+
+    def shown(self, record) -> bool:
+        """Whether Sphinx shows the warning (not in `suppress_warnings`). Sphinx's own
+        WarningSuppressor would count it a second time in the build's closing line."""
+        kind = (getattr(record, "type", ""), getattr(record, "subtype", ""))
+        return not logging.is_suppressed_warning(*kind, self.app.config.suppress_warnings)
 
     def emit(self, record) -> None:
         if (getattr(record, "type", None), getattr(record, "subtype", None)) == CELL_FAILED:
