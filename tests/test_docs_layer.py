@@ -410,6 +410,9 @@ def test_a_note_says_from_which_release_its_claims_hold_and_where_they_cannot_be
     assert text(["new"], matrix, {}) == (
         "Holds from JAX 0.9.2, the first release where it can be checked."
     )
+    regressed = {"0.8.3": "holds", "0.9.2": "drifted", "0.10.2": "holds"}
+    claims["regressed"] = {"kind": "asserted", "since": "0.10.2", "status": regressed}
+    assert text(["regressed"], matrix, {}) == "Holds from JAX 0.10.2 and in 0.8.3; not in 0.9.2."
     assert text(["always", "changed", "new"], matrix, {}) == (
         "Holds as a whole from JAX 0.10.2; part of it holds from JAX 0.9.2, the first release "
         "where it can be checked; part of it holds in every release measured, 0.8.3 to 0.10.2."

@@ -230,9 +230,14 @@ def _holds_from(entry: dict, releases: list[str]) -> str:
         return "in none of the releases measured"
     if entry["since"] == releases[0]:
         return f"in every release measured, {releases[0]} to {releases[-1]}"
-    before = releases[releases.index(entry["since"]) - 1]
-    if entry["status"].get(before) == Status.CANNOT_CHECK:
+    earlier = releases[: releases.index(entry["since"])]
+    if entry["status"].get(earlier[-1]) == Status.CANNOT_CHECK:
         return f"from JAX {entry['since']}, the first release where it can be checked"
+    held = [r for r in earlier if entry["status"].get(r) == Status.HOLDS]
+    if held:  # it held before, then not: a regression, fixed in `since`
+        broken = [r for r in earlier if entry["status"].get(r) == Status.DRIFTED]
+        first = f"in {held[0]}" if len(held) == 1 else f"in {held[0]} to {held[-1]}"
+        return f"from JAX {entry['since']} and {first}; not in {', '.join(broken)}"
     return f"from JAX {entry['since']}"
 
 
