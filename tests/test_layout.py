@@ -53,3 +53,22 @@ def test_shares_buffer():
     assert not layout.shares_buffer(copied, a)
     assert layout.shares_buffer(copied, np.asarray(copied))  # NumPy view of a CPU jax.Array
     assert np.array_equal(np.asarray(jax.device_put(a)), a)
+
+
+@pytest.mark.parametrize(
+    ("cache_mib", "side", "said"),
+    [
+        (32, 5000, "So the sums run again at 5,000 × 5,000, 100 MB, twice the cache or more."),
+        (480, None, "This machine reports a last-level cache of 480 MiB, too large"),
+        (None, None, "This machine reports a last-level cache of an unknown size"),
+    ],
+)
+def test_a_page_times_past_the_cache_only_where_the_cache_can_be_left(cache_mib, side, said):
+    from chapter2.layout import past_cache_words, side_past_cache
+
+    cache = cache_mib and cache_mib * 2**20
+    found = side_past_cache(cache)
+    assert found == side
+    assert past_cache_words(cache, found).startswith(said)
+    if found:
+        assert 4 * found**2 >= 2 * cache

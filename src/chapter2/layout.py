@@ -57,3 +57,29 @@ def misalignment(a: np.ndarray, align: int = 64) -> int:
 def shares_buffer(x: jax.Array, a: np.ndarray) -> bool:
     """Whether the single-device jax.Array `x` points at the very bytes of NumPy array `a`."""
     return x.unsafe_buffer_pointer() == a.ctypes.data
+
+
+def side_past_cache(cache_bytes: int | None, limit: int = 512 * 2**20) -> int | None:
+    """The side, a multiple of 1000, of the smallest square float32 matrix at least twice the
+    last-level cache, so that a pass over it streams from memory; None when that matrix
+    would pass `limit` bytes (or the cache size is unknown): the cache cannot be left."""
+    if not cache_bytes:
+        return None
+    side = 1000 * math.ceil(math.sqrt(2 * cache_bytes / 4) / 1000)
+    return side if 4 * side * side <= limit else None
+
+
+def past_cache_words(cache_bytes: int | None, side: int | None) -> str:
+    """How a page says where it times a matrix past the cache (`side_past_cache`), or that it
+    cannot."""
+    if side is None:
+        reported = f"{cache_bytes / 2**20:g} MiB" if cache_bytes else "an unknown size"
+        return (
+            f"This machine reports a last-level cache of {reported}, too large (or too "
+            "uncertain) for a matrix this page times to leave it: the sums are not timed past it."
+        )
+    return (
+        f"So the sums run again at {side:,} × {side:,}, {4 * side * side / 1e6:.0f} MB, twice "
+        "the cache or more. The copies do not: each writes a fresh array that large, whose page "
+        "faults, not its order, would set the time"
+    )
