@@ -69,6 +69,7 @@ def format_as_repr(mp):
 
 
 BREAKERS = {
+    "cheap-computation-runs-inline": work_already_done,
     "first-call-compiles": compiles_on_every_call,
     "cpu-async-dispatch-default": config_option("jax_cpu_enable_async_dispatch", False),
     "block-until-ready-needs-argument": block_until_ready_waits_for_everything,

@@ -64,7 +64,25 @@ def weak_types_made_strong(mp):
     mp.setattr(jax, "jit", jit)
 
 
+def cond_runs_both(mp):
+    """A cond that computes both branches and selects, as under vmap, everywhere."""
+    mp.setattr(lax, "cond", lambda p, t, f, v: jnp.where(p, t(v), f(v)))
+
+
+def fori_loop_unrolled(mp):
+    """A fori_loop that is a Python loop."""
+
+    def fori_loop(lower, upper, body, value):
+        for i in range(lower, upper):
+            value = body(i, value)
+        return value
+
+    mp.setattr(lax, "fori_loop", fori_loop)
+
+
 BREAKERS = {
+    "cond-batched-runs-both": cond_runs_both,
+    "python-loop-unrolls": fori_loop_unrolled,
     "same-jaxpr-compiles-twice": weak_types_made_strong,
     "literal-printed-with-type": literals_without_type,
     "closed-jaxpr-merged": separate_closed_jaxpr,

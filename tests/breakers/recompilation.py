@@ -82,7 +82,27 @@ def precision_outside_the_cache_key(mp):
     mp.setattr(jax, "default_matmul_precision", lambda precision: contextlib.nullcontext())
 
 
+def static_lists_accepted(mp):
+    """A jit that takes a list as a static argument, turning it into a tuple."""
+    real = jax.jit
+
+    def jit(f, **kwargs):
+        jitted, static = real(f, **kwargs), kwargs.get("static_argnums", ())
+        static = (static,) if isinstance(static, int) else tuple(static)
+
+        def call(*args):
+            args = [
+                tuple(a) if i in static and isinstance(a, list) else a for i, a in enumerate(args)
+            ]
+            return jitted(*args)
+
+        return call
+
+    mp.setattr(jax, "jit", jit)
+
+
 BREAKERS = {
+    "static-arguments-hashed": static_lists_accepted,
     "tracing-context-recompiles": precision_outside_the_cache_key,
     "static-argnums-decorator-factory": static_argnums_ignored,
     "x32-weak-type-cache-keys": config_option("jax_enable_x64", True),

@@ -51,6 +51,40 @@ def _async_default() -> Observation:
     )
 
 
+def _scalar_loop(v):
+    return jax.lax.fori_loop(0, 2_000_000, lambda _, v: v * 0.999 + 1.0, v)
+
+
+@claim(
+    "cheap-computation-runs-inline",
+    only_on=("cpu", "XLA's CPU client runs what its cost analysis rates cheap on the caller"),
+)
+def _cheap_inline() -> Observation:
+    one, w = jnp.float32(1.0), jnp.ones(2000)
+    programs = {
+        "rated under 1000 flops": jax.jit(lambda v, _: _scalar_loop(v)),
+        "rated over 1000 flops": jax.jit(lambda v, w: _scalar_loop(v) + w.sum()),
+    }
+    ready, rated = {}, {}
+    for name, f in programs.items():
+        f(one, w).block_until_ready()  # compiled
+        rated[name] = f.lower(one, w).compile().cost_analysis()["flops"]
+        result = f(one, w)
+        ready[name] = result.is_ready()
+        result.block_until_ready()
+    return Observation(
+        expected={
+            "ready on return": {"rated under 1000 flops": True, "rated over 1000 flops": False}
+        },
+        observed={"ready on return": ready, "flops rated": rated},
+        said="Called the same 2-million-step scalar loop twice, once with a 2000-element sum "
+        f"added: rated {rated['rated under 1000 flops']:,.0f} flops, it was "
+        f"{'ready' if ready['rated under 1000 flops'] else 'not ready'} when the call returned; "
+        f"rated {rated['rated over 1000 flops']:,.0f}, "
+        f"{'ready' if ready['rated over 1000 flops'] else 'not ready'}.",
+    )
+
+
 @claim("not-ready-after-dispatch", kind=Kind.OBSERVED)
 def _not_ready() -> Observation:
     heavy = jax.jit(_heavy)

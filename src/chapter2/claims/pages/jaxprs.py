@@ -285,3 +285,63 @@ def _same_jaxpr() -> Observation:
         f"typed input for {_listed(weak) if weak else 'neither'}, and jit compiled sine "
         f"{counted(counter.count, 'time')}.",
     )
+
+
+@claim("cond-batched-runs-both")
+def _cond_branches() -> Observation:
+    ran: list[str] = []
+
+    def counted_branch(name, fn):
+        def branch(v):
+            jax.debug.callback(lambda: ran.append(name))
+            return fn(v)
+
+        return branch
+
+    def branches(p, v):
+        return lax.cond(p, counted_branch("sin", jnp.sin), counted_branch("cos", jnp.cos), v)
+
+    jax.jit(branches)(True, jnp.ones(2)).block_until_ready()
+    jax.effects_barrier()
+    under_jit, ran[:] = sorted(ran), []
+    batched = jax.vmap(branches)
+    batched(jnp.array([True, False]), jnp.ones(2)).block_until_ready()
+    jax.effects_barrier()
+    primitives = count_primitives(jax.make_jaxpr(batched)(jnp.array([True, False]), jnp.ones(2)))
+    return Observation(
+        expected={
+            "branches run under jit": ["sin"],
+            "branches run under vmap": ["cos", "sin"],
+            "select_n and no cond under vmap": True,
+        },
+        observed={
+            "branches run under jit": under_jit,
+            "branches run under vmap": sorted(ran),
+            "select_n and no cond under vmap": primitives["select_n"] > 0
+            and primitives["cond"] == 0,
+        },
+        said=f"A cond of sin and cos, each branch counting its runs: under jit with a True "
+        f"predicate, {_listed(under_jit) or 'no branch'} ran; under vmap with [True, False], "
+        f"{_listed(sorted(ran)) or 'no branch'} ran, and its jaxpr holds "
+        f"{counted(primitives['select_n'], 'select_n')} and {counted(primitives['cond'], 'cond')}.",
+    )
+
+
+@claim("python-loop-unrolls")
+def _loop_unrolls() -> Observation:
+    def unrolled(v):
+        for _ in range(200):
+            v = jnp.sin(v) * 0.5
+        return v
+
+    def rolled(v):
+        return lax.fori_loop(0, 200, lambda _, v: jnp.sin(v) * 0.5, v)
+
+    v = jnp.ones(8)
+    counts = {f.__name__: len(jax.make_jaxpr(f)(v).eqns) for f in (unrolled, rolled)}
+    return Observation(
+        expected={"equations": {"unrolled": 400, "rolled": 1}},
+        observed={"equations": counts},
+        said=f"The cell above, traced again: the Python loop's jaxpr has {counts['unrolled']} "
+        f"equations, the fori_loop's {counts['rolled']}.",
+    )

@@ -1,5 +1,6 @@
 """Claims of the page `recompilation`: what makes jit compile again, and what does not."""
 
+import dataclasses
 import functools
 import json
 import tempfile
@@ -211,24 +212,75 @@ def _tracing_context() -> Observation:
     def explain_me(v, w):
         return v @ w
 
+    @jax.jit
+    def sine(v):
+        return jnp.sin(v) + 1
+
     x = jnp.ones((4, 4))
     with CompileCounter("explain_me") as counter, explained_cache_misses() as found:
         explain_me(x, x)
         with jax.default_matmul_precision("highest"):
             explain_me(x, x)
         explain_me(x, x)
+    with CompileCounter("sine") as sines:
+        sine(x)
+        with jax.default_matmul_precision("highest"):
+            sine(x)
     mine = [m for m in found if "explain_me" in m]
     option = bool(mine) and "jax_default_matmul_precision" in mine[-1]
     return Observation(
-        expected={"compilations: default, highest, default again": 2, "names the option": True},
+        expected={
+            "compilations: default, highest, default again": 2,
+            "names the option": True,
+            "compilations of a sine: default, highest": 2,
+        },
         observed={
             "compilations: default, highest, default again": counter.count,
             "names the option": option,
+            "compilations of a sine: default, highest": sines.count,
         },
         said=f"Called explain_me on the same two 4 × 4 arrays with the default matmul precision, "
         f'under "highest", then with the default again: compiled {_times(counter.count)}, and '
         f"the last explained miss {'names' if option else 'does not name'} "
-        f"jax_default_matmul_precision.",
+        f"jax_default_matmul_precision. A jitted sine, with no product, compiled "
+        f"{_times(sines.count)} in the same two settings.",
+    )
+
+
+class _Config:
+    def __init__(self, scale):
+        self.scale = scale
+
+
+@dataclasses.dataclass(frozen=True)
+class _FrozenConfig:
+    scale: float
+
+
+@claim("static-arguments-hashed")
+def _static_hashed() -> Observation:
+    scaled = jax.jit(lambda x, config: x * config.scale, static_argnums=1)
+    counts = {}
+    for kind in (_Config, _FrozenConfig):
+        with CompileCounter("<lambda>") as counter:
+            for _ in range(3):
+                scaled(jnp.ones(3), kind(2.0))
+        counts[kind.__name__.lstrip("_")] = counter.count
+    try:
+        jax.jit(lambda x, sizes: x * len(sizes), static_argnums=1)(jnp.ones(3), [1, 2])
+        listed = "accepted"
+    except ValueError:
+        listed = "ValueError"
+    return Observation(
+        expected={
+            "compilations in 3 calls": {"Config": 3, "FrozenConfig": 1},
+            "a list": "ValueError",
+        },
+        observed={"compilations in 3 calls": counts, "a list": listed},
+        said=f"Called a jitted function 3 times with a static configuration made anew each time: "
+        f"a plain object compiled {_times(counts['Config'])}, a frozen dataclass "
+        f"{_times(counts['FrozenConfig'])}; a list as the static argument "
+        f"{'raised ValueError' if listed == 'ValueError' else 'was accepted'}.",
     )
 
 
