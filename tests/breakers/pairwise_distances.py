@@ -27,6 +27,7 @@ BREAKERS = {
     "vmap-and-broadcast-compile-alike": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
     "v1-temporaries-without-ynn": compiler_options_ignored,
     "tree-reduction-past-32": compiler_options_ignored,
+    "gradient-brings-back-differences": compiler_options_ignored,
     "barrier-materializes-intermediate": barrier_that_does_nothing,
     "gram-one-dot-fewer-flops": xla_options(xla_disable_hlo_passes="transpose-folding"),
     "gram-epilogue-in-product-fusion": xla_options(xla_cpu_experimental_ynn_fusion_type=""),

@@ -257,3 +257,34 @@ def _sqrt_gradient() -> Observation:
         f"{_of_entries(nans, naive.size)} of v1's gradient were nan, "
         f"the double-where version's is {'finite' if finite else 'not finite everywhere'}.",
     )
+
+
+@claim("gradient-brings-back-differences", only_on=YNN)
+def _gradient_temporaries() -> Observation:
+    X, Y = _points()
+    temps = {}
+    for name, fn in {
+        "v1": dist.distances_v1,
+        "double where": dist.safe_distances,
+        "v2": dist.distances_v2,
+    }.items():
+        grad = jax.jit(jax.grad(lambda a, b, fn=fn: jnp.sum(fn(a, b))))
+        temps[name] = grad.lower(X, Y).compile(YNN_OFF).memory_analysis().temp_size_in_bytes
+    differences = N * M * D * 4
+    return Observation(
+        expected={
+            "v1 and double where hold the differences": True,
+            "v2 under the differences": True,
+        },
+        observed={
+            "v1 and double where hold the differences": min(temps["v1"], temps["double where"])
+            >= differences,
+            "v2 under the differences": temps["v2"] < differences,
+            "temp bytes": temps,
+        },
+        said="Compiled jax.grad of the summed distances for the page's points with YNNPACK "
+        f"fusion off: {temps['v1'] / 1e6:,.0f} MB of temporaries for v1, "
+        f"{temps['double where'] / 1e6:,.0f} MB for the double where and "
+        f"{temps['v2'] / 1e6:,.0f} MB for v2, where the differences take "
+        f"{differences / 1e6:,.0f} MB.",
+    )
