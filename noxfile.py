@@ -100,15 +100,16 @@ def docs(session: nox.Session) -> None:
     """Build the book: every page executed, warnings are errors; arguments go to sphinx-build.
     Its environment holds the test tools too: `nox -s tests` runs there."""
     _install(session, "baseline,docs,test")
-    try:
-        session.run(*BOOK_BUILD, *session.posargs, env={"BOOK_BUILD_DIR": str(BUILD)})
-    except nox.command.CommandFailed:
-        session.error("the book did not build cleanly: the problems are listed above")
-    # The reader's wheel, which a downloaded notebook installs from the site (book.notebooks).
+    # The reader's wheel, which a downloaded notebook installs from the site, or carries
+    # where the build has no site (book.notebooks): made before the pages are.
     wheels = BUILD / "html" / "_wheels"
     if not wheel_is_current(wheels):
         shutil.rmtree(wheels, ignore_errors=True)
         session.run("uv", "build", "-q", "--wheel", "--out-dir", str(wheels), ".", external=True)
+    try:
+        session.run(*BOOK_BUILD, *session.posargs, env={"BOOK_BUILD_DIR": str(BUILD)})
+    except nox.command.CommandFailed:
+        session.error("the book did not build cleanly: the problems are listed above")
     session.log(f"Open {BUILD / 'html' / 'index.html'} in a browser.")
 
 

@@ -468,3 +468,53 @@ def test_pages_that_place_programs_are_read_again_when_the_roofs_are_gone(tmp_pa
     assert roofs.measure_again(app, env, set(), set(), set()) == ["placing"]
     (tmp_path / "roofs.json").write_text("{}")
     assert roofs.measure_again(app, env, set(), set(), set()) == []
+
+
+@pytest.mark.parametrize(
+    ("installed", "site", "wheel", "installs", "said"),
+    [
+        ({"jax": "0.9.2"}, "", True, ["<the wheel>"], "you have JAX 0.9.2"),
+        ({}, "", True, ["jax==<baseline>", "<the wheel>"], "you have JAX None"),
+        ({"jax": "0.9.2"}, "https://example.org/b", True, ["chapter2 @ https://example.org/b"], ""),
+        ({"jax": "<baseline>"}, "", False, [], "Install the book's chapter2 package"),
+    ],
+)
+def test_a_notebooks_setup_installs_what_is_missing_and_keeps_a_readers_jax(
+    monkeypatch, tmp_path, capsys, installed, site, wheel, installs, said
+):
+    """The setup cell, run where chapter2 is missing and JAX is as `installed`: it installs
+    chapter2 (from the site, or the wheel inside it), JAX only when there is none, and says
+    when the reader's JAX is not the one the notebook ran with."""
+    import importlib.metadata
+    import importlib.util
+    import subprocess
+    from pathlib import Path
+
+    from book.notebooks import setup_cell
+
+    baseline = importlib.metadata.version("jax")
+    built = tmp_path / "chapter2-0.1.0-py3-none-any.whl"
+    built.write_bytes(b"the wheel's bytes")
+    source = setup_cell(site, built if wheel else None).source
+    installed = {k: v.replace("<baseline>", baseline) for k, v in installed.items()}
+    pip: list[list[str]] = []
+    real_find = importlib.util.find_spec
+
+    def version(name):
+        if name not in installed:
+            raise importlib.metadata.PackageNotFoundError(name)
+        return installed[name]
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    monkeypatch.setattr(subprocess, "check_call", lambda args: pip.append(args[5:]))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda n, *a: None if n == "chapter2" else real_find(n, *a)
+    )
+    exec(source, {})  # the cell a reader runs
+    asked = [
+        "<the wheel>" if Path(a).is_file() and Path(a).read_bytes() == b"the wheel's bytes" else a
+        for a in (pip[0] if pip else [])
+    ]
+    expected = [i.replace("<baseline>", baseline) for i in installs]
+    assert [a.split("/_wheels/")[0] for a in asked] == expected
+    assert said in capsys.readouterr().out

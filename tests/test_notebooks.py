@@ -5,13 +5,11 @@ The built site is served over HTTP; a new environment gets JAX, IPython and the 
 the site (tools/reader_code.py, which `nox -s reader` runs on every chapter page), then
 nbclient and ipykernel; a chapter page's visible code runs there as a script, and the
 exercises notebook (with the reference solutions in the answer cells) is downloaded and
-executed. Its setup cell installs what it misses from the site (BOOK_SITE stands in for
-html_baseurl).
+executed. Its setup cell installs what the reader's environment misses.
 """
 
 import os
 import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -51,7 +49,7 @@ def test_a_pages_visible_code_runs_with_jax_and_the_wheel_alone(reader_python, t
     assert "import jax" in (tmp_path / "cpu-case-study.py").read_text()
 
 
-def run_notebook(python: Path, notebook: Path, site: str) -> nbformat.NotebookNode:
+def run_notebook(python: Path, notebook: Path) -> nbformat.NotebookNode:
     """Execute the notebook with the reader's Python, as `jupyter execute` does there."""
     script = (
         "import sys, nbformat\nfrom nbclient import NotebookClient\n"
@@ -59,7 +57,7 @@ def run_notebook(python: Path, notebook: Path, site: str) -> nbformat.NotebookNo
         "NotebookClient(nb, timeout=900, kernel_name='python3', allow_errors=True).execute()\n"
         "nbformat.write(nb, sys.argv[1])\n"
     )
-    env = {**os.environ, "BOOK_SITE": site, "MPLBACKEND": "Agg"}
+    env = {**os.environ, "MPLBACKEND": "Agg"}
     env.pop("PYTHONPATH", None)
     env.pop("VIRTUAL_ENV", None)
     env["PATH"] = f"{python.parent}:{env['PATH']}"
@@ -89,19 +87,6 @@ def test_the_wheel_is_published_beside_the_pages():
     assert "jax==" in (HTML / "_sources" / "jaxprs.ipynb").read_text()
 
 
-def test_without_a_site_the_setup_cell_says_what_to_install():
-    """A book built without html_baseurl: a notebook that lacks JAX names what to install."""
-    setup = nbformat.read(HTML / "_sources" / "jaxprs.ipynb", as_version=4).cells[0].source
-    assert 'os.environ.get("BOOK_SITE", "")' in setup, "this build has a base URL"
-    forced = setup.replace("if _needs_install():", "if True:")  # as on a machine without JAX
-    env = {k: v for k, v in os.environ.items() if k != "BOOK_SITE"}
-    done = subprocess.run(
-        [sys.executable, "-c", forced], capture_output=True, text=True, env=env, check=False
-    )
-    assert done.returncode == 1
-    assert "RuntimeError: This notebook comes from a book built without" in done.stderr
-
-
 def test_a_downloaded_notebook_runs_on_a_readers_machine(served, reader_python, tmp_path):
     exercises = download(served, "exercises", tmp_path)
     notebook = nbformat.read(exercises, as_version=4)
@@ -112,7 +97,7 @@ def test_a_downloaded_notebook_runs_on_a_readers_machine(served, reader_python, 
                 cell.source, filled = answer, filled + 1
     assert filled == len(ANSWERS)
     nbformat.write(notebook, exercises)
-    done = run_notebook(reader_python, exercises, served)
+    done = run_notebook(reader_python, exercises)
     assert errors(done) == []
     checks = [
         "".join(o.get("text", "") or o.get("data", {}).get("text/plain", ""))

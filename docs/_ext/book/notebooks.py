@@ -3,6 +3,7 @@ and the `chapter2` wheel from `_wheels/`, the page's prose as the site renders i
 visible code with its outputs. The checks behind the marks stay behind; the executed
 notebook, every cell and output, is kept beside the pages (OUTPUTS) for drift builds."""
 
+import base64
 import contextlib
 import importlib.metadata
 from pathlib import Path
@@ -19,30 +20,39 @@ WHEELS = "_wheels"
 OUTPUTS = "outputs"  # the build's executed notebooks, beside the HTML folder
 SETUP_TAG = "setup"  # the reader's notebook's first cell, which installs what a reader lacks
 SETUP = """\
-# Setup: this notebook needs JAX {jax} and the book's chapter2 package; it installs them
-# from the book's site when they are missing.
-import importlib, importlib.metadata, importlib.util, os, subprocess, sys
+# Setup: this notebook ran with JAX {jax} and needs the book's chapter2 package. It installs
+# what is missing (JAX only if you have none) and never replaces a JAX you have.
+import base64, importlib, importlib.metadata, importlib.util, pathlib, subprocess, sys, tempfile
 
 
-def _needs_install():
+def _version(name):
     try:
-        version = importlib.metadata.version("jax")
+        return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
-        return True
-    return version != "{jax}" or importlib.util.find_spec("chapter2") is None
+        return None
 
 
-if _needs_install():
-    site = os.environ.get("BOOK_SITE", "{site}").rstrip("/")  # where the wheel is published
-    if not site:
-        raise RuntimeError(
-            "This notebook comes from a book built without its site's address: install "
-            "'jax=={jax}', and the book's chapter2 package from the book's repository."
-        )
-    wheel = f"chapter2 @ {{site}}/{wheels}/{wheel}"
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "jax=={jax}", wheel])
+_needed = [] if _version("jax") else ["jax=={jax}"]
+if importlib.util.find_spec("chapter2") is None:
+{chapter2}
+if _needed:
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", *_needed])
     importlib.invalidate_caches()
+if _version("jax") != "{jax}":
+    print(f"This notebook ran with JAX {jax}; you have JAX {{_version('jax')}}, so some "
+          "outputs may differ (the book's version notes say what changed).")
 """
+# How the setup cell finds chapter2: from the site that publishes this build (its wheel is
+# always the site's current one); without a site, the build's wheel travels inside the cell;
+# without either, the cell says what to install.
+EMBEDDED = """\
+    _wheel = pathlib.Path(tempfile.mkdtemp()) / "{wheel}"
+    _wheel.write_bytes(base64.b64decode("{data}"))
+    _needed.append(str(_wheel))"""
+FROM_SITE = """\
+    _needed.append("chapter2 @ {site}/{wheels}/{wheel}")"""
+NOWHERE = """\
+    print("Install the book's chapter2 package (its wheel, or its repository) to run this.")"""
 
 
 def wheel_name() -> str:
@@ -56,11 +66,17 @@ def wheel_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     return [link], []
 
 
-def setup_cell(site: str) -> nbformat.NotebookNode:
-    """The first cell of a downloaded notebook."""
-    source = SETUP.format(
-        jax=importlib.metadata.version("jax"), site=site, wheels=WHEELS, wheel=wheel_name()
-    )
+def setup_cell(site: str, wheel: Path | None = None) -> nbformat.NotebookNode:
+    """The first cell of a downloaded notebook: chapter2 comes from the `site`, or, where
+    the build has none, from `wheel`, the build's wheel, inside the cell."""
+    if site:
+        chapter2 = FROM_SITE.format(site=site.rstrip("/"), wheels=WHEELS, wheel=wheel_name())
+    elif wheel is not None and wheel.is_file():
+        data = base64.b64encode(wheel.read_bytes()).decode()
+        chapter2 = EMBEDDED.format(wheel=wheel.name, data=data)
+    else:
+        chapter2 = NOWHERE
+    source = SETUP.format(jax=importlib.metadata.version("jax"), chapter2=chapter2)
     return nbformat.v4.new_code_cell(source, metadata={"tags": [SETUP_TAG]})
 
 
@@ -142,7 +158,7 @@ def _one_html_block(html: str) -> str:
     )
 
 
-def reader_notebook(builder, doctree, executed, site: str, pagename: str):
+def reader_notebook(builder, doctree, executed, site: str, pagename: str, wheel=None):
     """The page as a reader runs it: its prose (rendered), headings and visible code cells
     with their outputs, in the page's order. None where the page shows no code."""
     page_url = urljoin(site.rstrip("/") + "/", f"{pagename}.html") if site else ""
@@ -180,7 +196,7 @@ def reader_notebook(builder, doctree, executed, site: str, pagename: str):
     empty = [cell for cell in cells if cell.cell_type == "markdown" and not cell.source]
     for cell, html in zip(empty, _prose_html(builder, doctree, chunks, page_url), strict=True):
         cell.source = html
-    notebook = nbformat.v4.new_notebook(cells=[setup_cell(site), *cells])
+    notebook = nbformat.v4.new_notebook(cells=[setup_cell(site, wheel), *cells])
     notebook.metadata = {
         k: executed.metadata[k] for k in ("kernelspec", "language_info") if k in executed.metadata
     }
@@ -202,7 +218,9 @@ def offer_notebook(app, pagename, templatename, context, doctree) -> None:
     with logging.suppress_logging():
         page = app.env.get_and_resolve_doctree(pagename, app.builder)
     page.settings = doctree.settings  # with the writer's settings, as the page was written
-    notebook = reader_notebook(app.builder, page, executed, app.config.html_baseurl, pagename)
+    wheel = Path(app.outdir) / WHEELS / wheel_name()  # nox -s docs builds it first
+    site = app.config.html_baseurl
+    notebook = reader_notebook(app.builder, page, executed, site, pagename, wheel)
     published = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     if notebook is None:
         published.unlink(missing_ok=True)
