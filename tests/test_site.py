@@ -393,9 +393,14 @@ def test_the_drift_page_sums_up_every_committed_report_newest_first(site):
     assert sorted(headings, key=page.index) == sorted(
         headings, key=lambda h: [int(n) for n in h.split()[1].split(".")], reverse=True
     )
+    from chapter2.releases import baseline_jax
+
+    now = len(json.loads((ROOT / f"data/matrix/jax-{baseline_jax()}.json").read_text())["claims"])
     for report in reports:
-        section = page.split(f"JAX {report['jax']}", 1)[1]
-        assert section.lstrip("#\n ").startswith(f"Recorded {report['recorded']}: ")
+        section = page.split(f"JAX {report['jax']}", 1)[1].lstrip("#\n ")
+        assert section.startswith(f"Recorded {report['recorded']} from ")
+        stated = "" if report["claims_checked"] == now else f" (the book now states {now})"
+        assert f"{report['claims_checked']} claims checked{stated}: " in section
         for cause in report["causes"]:
             assert cause["name"] in section
     downloads = re.findall(r'href="_downloads/\w+/report\.md"', site["drift-report.html"])

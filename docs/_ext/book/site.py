@@ -8,6 +8,7 @@ with a banner that links it; in the baseline that page sums up the committed rep
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urlparse
@@ -45,6 +46,18 @@ def read_report_last(app, env, docnames: list[str]) -> None:
         docnames.append(REPORT_PAGE)
 
 
+def book_commit(root: Path) -> str:
+    """The commit the book's sources are at, with "+" when they hold changes since ("" when
+    they are not a git checkout)."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    head = git("rev-parse", "--short", "HEAD")
+    return head + ("+" if head and git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def drift_report(env) -> dict:
     """This drift build's report, from what its pages recorded (read before this page), also
     written beside its HTML folder."""
@@ -55,6 +68,7 @@ def drift_report(env) -> dict:
     baseline = Path(config.book_drift_baseline)
     release = json.loads(Path(config.book_drift_claims).read_text())  # what this build plays
     versions = {key: release[key] for key in ("jax", "jaxlib", "python", "recorded")}
+    versions["commit"] = book_commit(Path(env.srcdir).parent)
     report = build_report(
         claims_report(record) | versions,
         failing_cells(record),
@@ -127,7 +141,8 @@ class DriftReport(SphinxDirective):
             full = os.path.relpath(
                 path.with_suffix(".md"), Path(self.env.doc2path(self.env.docname)).parent
             )
-            lines += [f"## JAX {report['jax']}", "", _summary(report), ""]
+            now = len((_read_json(config.book_drift_baseline_claims) or {}).get("claims", []))
+            lines += [f"## JAX {report['jax']}", "", _summary(report, now), ""]
             lines += [f"{n}. {cause_sentence(c)}" for n, c in enumerate(report["causes"], 1)]
             lines += ["", f"{{download}}`The full report <{full}>`"]
             if report["jax"] in config.book_site_versions:  # the site holds that build
@@ -144,15 +159,25 @@ class DriftReport(SphinxDirective):
         return box.children
 
 
-def _summary(report: dict) -> str:
-    if not anything_changed(report):
-        return (
-            f"Recorded {report['recorded']}: every claim holds, every cell ran, no output changed."
+def _summary(report: dict, claims_now: int) -> str:
+    """A committed report in a few sentences, saying which book it describes."""
+    commit = report.get("commit")
+    made = (
+        f"Recorded {report['recorded']} "
+        + (
+            f"from the book at commit {commit}"
+            if commit
+            else "from a book whose commit it does not record"
         )
+        + f", {counted(report['claims_checked'], 'claim')} checked"
+        + ("" if report["claims_checked"] == claims_now else f" (the book now states {claims_now})")
+    )
+    if not anything_changed(report):
+        return f"{made}: every claim holds, every cell ran, no output changed."
     unexplained = len(report["unexplained_cells"]) + len(report["unexplained_outputs"])
     shared = sum(len(c["failing_cells"]) for c in report["causes"]) > len(report["failing_cells"])
     return (
-        f"Recorded {report['recorded']}: {counted(len(report['changed_claims']), 'claim')} "
+        f"{made}: {counted(len(report['changed_claims']), 'claim')} "
         f"changed, in {counted(len(report['causes']), 'cause')}; "
         f"{counted(len(report['failing_cells']), 'failing cell')}"
         + (" (one that several causes explain counts under each)" if shared else "")
