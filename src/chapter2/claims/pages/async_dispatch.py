@@ -8,6 +8,7 @@ import jax.numpy as jnp
 from chapter2.cases.dispatch import SYNCHRONIZING
 from chapter2.claims.backends import CPU_BACKEND
 from chapter2.claims.registry import CannotCheck, Kind, Observation, claim, counted
+from chapter2.compat import cost_analysis
 from chapter2.compiles import CompileCounter
 
 
@@ -68,7 +69,7 @@ def _cheap_inline() -> Observation:
     ready, rated = {}, {}
     for name, f in programs.items():
         f(one, w).block_until_ready()  # compiled
-        rated[name] = f.lower(one, w).compile().cost_analysis()["flops"]
+        rated[name] = cost_analysis(f.lower(one, w).compile())["flops"]
         result = f(one, w)
         ready[name] = result.is_ready()
         result.block_until_ready()
