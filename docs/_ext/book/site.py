@@ -135,6 +135,7 @@ class DriftReport(SphinxDirective):
             key=lambda p: release_key(p.parent.name.removeprefix("jax-")),
         )
         lines = [] if reports else ["No drift report has been recorded."]
+        self.env.note_dependency(config.book_drift_baseline_claims)  # the claims stated now
         for path in reversed(reports):
             self.env.note_dependency(str(path))
             report = json.loads(path.read_text())

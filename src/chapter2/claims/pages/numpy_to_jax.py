@@ -1,6 +1,7 @@
 """Claims of the page `numpy-to-jax`: NumPy arrays entering JAX, zero-copy and layouts."""
 
 import jax
+import jax.dlpack
 import jax.numpy as jnp
 import numpy as np
 
@@ -98,20 +99,26 @@ def _zero_copy() -> Observation:
 def _asarray_copies() -> Observation:
     aligned = aligned_empty((256, 256))
     aligned[...] = 1.0
-    shared = [
-        shares_buffer(convert(aligned), aligned)
-        for convert in (jnp.asarray, jnp.array, jax.device_put)
-    ]
-    did = ["shared its buffer" if s else "copied it" for s in shared]
+    ways = {
+        "jnp.asarray": jnp.asarray,
+        "jnp.asarray(copy=False)": lambda a: jnp.asarray(a, copy=False),
+        "jnp.array": jnp.array,
+        "device_put": jax.device_put,
+        "DLPack": jax.dlpack.from_dlpack,
+    }
+    shared = {name: shares_buffer(convert(aligned), aligned) for name, convert in ways.items()}
+    did = {name: "shared its buffer" if s else "copied it" for name, s in shared.items()}
     return Observation(
-        expected={"jnp.asarray of aligned C shared": False, "jnp.array of aligned C shared": False},
-        observed={
-            "jnp.asarray of aligned C shared": shared[0],
-            "jnp.array of aligned C shared": shared[1],
-            "device_put of aligned C shared": shared[2],
+        expected={
+            "jnp.asarray of aligned C shared": False,
+            "jnp.array of aligned C shared": False,
+            "jnp.asarray(copy=False) of aligned C shared": False,
+            "DLPack of aligned C shared": True,
         },
-        said=f"Given a 256 × 256 float32 C-order array on a 64-byte boundary, jnp.asarray "
-        f"{did[0]}, jnp.array {did[1]} and jax.device_put {did[2]}.",
+        observed={f"{name} of aligned C shared": s for name, s in shared.items()},
+        said="Given a 256 × 256 float32 C-order array on a 64-byte boundary, "
+        + ", ".join(f"{name} {did[name]}" for name in ways)
+        + ".",
     )
 
 
