@@ -19,6 +19,14 @@ def test_offsets_match_strides(shape):
         assert layout.strided_offset(f, index) == layout.col_major_offset(index, shape)
 
 
+def test_the_cost_of_fresh_pages_is_the_first_write_less_the_second(monkeypatch):
+    """A clock that moves 3 s over the first fill (faults and writes) and 1 s over the
+    second (writes alone): the faults cost the 2 s between."""
+    ticks = iter([0.0, 3.0, 3.0, 4.0])
+    monkeypatch.setattr(layout.time, "perf_counter", lambda: next(ticks))
+    assert layout.fault_in_seconds(4096) == pytest.approx(2.0)
+
+
 def test_offsets_of_the_2x3_example():
     assert layout.row_major_offset((1, 2), (2, 3)) == 1 * 3 + 2
     assert layout.col_major_offset((1, 2), (2, 3)) == 1 + 2 * 2

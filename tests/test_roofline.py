@@ -16,9 +16,10 @@ from chapter2.roofline import (
     Roofs,
     machine_roofs,
     place,
+    placement_table,
     rate_text,
 )
-from chapter2.timing import refill_note
+from chapter2.timing import BenchResult, refill_note
 
 ROOFS = Roofs(peak=100e9, bandwidth=25e9)  # a ridge of 4 flops per byte
 
@@ -64,6 +65,16 @@ def test_what_the_roofs_allow_is_the_slower_of_work_and_traffic():
     assert program.rate == pytest.approx(2e10)
     assert program.traffic == pytest.approx(1e10)
     assert ROOFS.ridge == pytest.approx(4.0)
+
+
+def test_a_table_gives_each_program_the_rate_of_the_roof_that_applies():
+    """Past the ridge a program is judged by its flops, short of it by its bytes."""
+    programs = {"product": placed(40, 0.5), "copy": Placement(0, 1e9, 0.08, ROOFS)}
+    timings = {"product": BenchResult((0.02,) * 3), "copy": BenchResult((0.08,) * 3)}
+    product, copy = placement_table(programs, timings).splitlines()[2:]
+    assert product == "| product | 20.0 | 40 | 50.0 GFLOP/s | under the compute roof, 50% |"
+    assert copy == "| copy | 80.0 | 0 | 12.5 GB/s | under the memory roof, 50% |"
+    assert str(ROOFS) == "peak 100 GFLOP/s, bandwidth 25.0 GB/s, ridge 4 flops per byte"
 
 
 def test_rates_read_with_three_digits_and_a_prefix():

@@ -94,6 +94,20 @@ def test_overlapping_spreads_are_indistinguishable_whatever_the_medians():
     assert "as long" not in str(same)
 
 
+def test_medians_far_apart_but_not_told_apart_show_the_ranges_that_overlap():
+    """Three runs each: the medians' ranges are the fastest and slowest runs, 1 to 3 ms and
+    2 to 4 ms. They overlap, though the medians differ by 1.5 times."""
+    same = Comparison(
+        "a", BenchResult((0.001, 0.002, 0.003)), "b", BenchResult((0.002, 0.003, 0.004))
+    )
+    assert same.verdict == "indistinguishable"
+    assert str(same).endswith("the medians' ranges 1.00 to 3.00 ms and 2.00 to 4.00 ms)")
+    close = Comparison(
+        "a", BenchResult((0.001, 0.002, 0.003)), "b", BenchResult((0.001, 0.0021, 0.003))
+    )
+    assert "ranges 1.00" not in str(close)  # medians 5 % apart: no doubt to answer
+
+
 def test_a_comparison_displays_its_numbers_for_the_book():
     bundle = Comparison("v2", FAST, "v1", SLOW)._repr_mimebundle_()
     data = bundle["application/vnd.chapter2.comparison+json"]

@@ -1,6 +1,9 @@
-"""Memory layout: offsets from strides, aligned NumPy buffers, and whether JAX shares them."""
+"""Memory layout: offsets from strides, aligned NumPy buffers, whether JAX shares them, and
+what fresh memory costs."""
 
 import math
+import mmap
+import time
 
 import jax
 import numpy as np
@@ -57,6 +60,23 @@ def misalignment(a: np.ndarray, align: int = 64) -> int:
 def shares_buffer(x: jax.Array, a: np.ndarray) -> bool:
     """Whether the single-device jax.Array `x` points at the very bytes of NumPy array `a`."""
     return x.unsafe_buffer_pointer() == a.ctypes.data
+
+
+def fault_in_seconds(nbytes: int) -> float:
+    """What one thread's first write of `nbytes` of freshly mapped memory costs over its second
+    write of the same bytes: the page faults that map the memory in. The memory is mapped as
+    glibc's malloc maps a large block (anonymous, in the kernel's base pages)."""
+    fresh = mmap.mmap(-1, nbytes)
+    view = np.frombuffer(fresh, np.uint8)
+    start = time.perf_counter()
+    view.fill(1)
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    view.fill(2)
+    second = time.perf_counter() - start
+    del view  # the map closes only once no array views it
+    fresh.close()
+    return first - second
 
 
 def side_past_cache(cache_bytes: int | None, limit: int = 512 * 2**20) -> int | None:

@@ -71,6 +71,12 @@ class Roofs:
         the cache size is unknown): only then is the bandwidth main memory's."""
         return self.cache_bytes is None or self.stream_bytes >= 2 * self.cache_bytes
 
+    def __str__(self) -> str:
+        return (
+            f"peak {rate_text(self.peak, 'FLOP')}, bandwidth {rate_text(self.bandwidth, 'B')}, "
+            f"ridge {self.ridge:.3g} flops per byte"
+        )
+
     def as_json(self) -> str:
         return json.dumps(asdict(self))
 
@@ -208,6 +214,29 @@ class Placement:
             f"{rate_text(self.traffic, 'B')}: {self.bound}, {self.share:.0%} of what the roofs "
             "allow"
         )
+
+
+def placement_table(placed: dict[str, Placement], timings: dict) -> str:
+    """A Markdown table: each program's median time (`timings`: BenchResults by name), its
+    intensity, the rate it reached against the roof that applies (flops past the ridge, bytes
+    short of it), and its verdict (`placed`: Placements by name)."""
+    from chapter2.timing import milliseconds  # noqa: PLC0415 - imported by the pages anyway
+
+    def achieved(p: Placement) -> str:
+        if p.intensity > p.roofs.ridge:
+            return rate_text(p.rate, "FLOP")
+        return rate_text(p.traffic, "B")
+
+    rows = [
+        f"| {name} | {milliseconds(timings[name].median)} | {p.intensity:.3g} | {achieved(p)} "
+        f"| {p.bound}, {p.share:.0%} |"
+        for name, p in placed.items()
+    ]
+    head = (
+        "| program | median ms | flops per byte | reached | against the roofs |\n"
+        "|---|---|---|---|---|\n"
+    )
+    return head + "\n".join(rows)
 
 
 def place(compiled, seconds: float, roofs: Roofs) -> Placement:

@@ -187,10 +187,10 @@ class Comparison:
             f"{self.a.n} runs each" if self.a.n == self.b.n else f"{self.a.n} and {self.b.n} runs"
         )
         if self.verdict == "indistinguishable" and max(self.ratio, 1 / self.ratio) >= WIDE:
+            (a_low, a_high), (b_low, b_high) = self.a.median_range, self.b.median_range
             runs += (
-                f"; their runs spread widely, the middle halves {milliseconds(self.a.low)} to "
-                f"{milliseconds(self.a.high)} ms and {milliseconds(self.b.low)} to "
-                f"{milliseconds(self.b.high)} ms"
+                f"; their runs spread widely, the medians' ranges {milliseconds(a_low)} to "
+                f"{milliseconds(a_high)} ms and {milliseconds(b_low)} to {milliseconds(b_high)} ms"
             )
         return f"{said} ({medians}, medians of {runs})"
 

@@ -117,25 +117,6 @@ def hand_count(name: str, n: int, m: int, d: int) -> tuple[float, float]:
     return flops[name], 4 * (n * d + m * d + pairs)
 
 
-def placement_table(placed: dict, timings: dict) -> str:
-    """A Markdown table: each program's median time and the middle half of its runs, its rate,
-    its intensity, and where it stands under the roofs (`placed`: Placements by name)."""
-    from chapter2.roofline import rate_text  # noqa: PLC0415 - formatters of the page's data
-    from chapter2.timing import milliseconds  # noqa: PLC0415
-
-    rows = [
-        f"| {name} | {milliseconds(timings[name].median)} ({milliseconds(timings[name].low)} to "
-        f"{milliseconds(timings[name].high)}) | {rate_text(p.rate, 'FLOP')} | {p.intensity:.3g} "
-        f"| {p.bound}, {p.share:.0%} |"
-        for name, p in placed.items()
-    ]
-    head = (
-        "| program | median ms (middle half) | rate | flops per byte | against the roofs |\n"
-        "|---|---|---|---|---|\n"
-    )
-    return head + "\n".join(rows)
-
-
 def evidence(fn, *args, compiler_options: dict | None = None) -> Evidence:
     """Compile `fn` for `args` (with XLA `compiler_options`, if given) and read its optimized
     HLO, cost and memory analysis."""

@@ -97,7 +97,8 @@ def _not_ready() -> Observation:
     return Observation(
         expected={"ready right after dispatch": False},
         observed={"ready right after dispatch": ready},
-        said="tanh(m @ m) @ m on a 2000 × 2000 matrix of ones, warmed up, then called again: "
+        said="A heavier computation than the cell's, tanh(m @ m) @ m on a 2000 × 2000 matrix "
+        "of ones, warmed up, then called again: "
         f"is_ready() right after the call returned {ready}.",
     )
 
