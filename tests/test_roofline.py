@@ -77,6 +77,26 @@ def test_a_table_gives_each_program_the_rate_of_the_roof_that_applies():
     assert str(ROOFS) == "peak 100 GFLOP/s, bandwidth 25.0 GB/s, ridge 4 flops per byte"
 
 
+def test_a_program_of_more_transcendentals_than_flops_is_placed_outside_both_roofs():
+    def program(transcendentals: float) -> Placement:
+        return Placement(1e6, 12e6, 1e-3, ROOFS, transcendentals)
+
+    assert program(2e6).bound is Bound.TRANSCENDENTAL
+    assert "outnumber its flops" in program(2e6).verdict
+    assert program(1e6).bound is Bound.MEMORY  # as many as its flops: the roofs still apply
+    timings = {"exp(log)": BenchResult([1e-3] * 5), "x*y+x": BenchResult([1e-3] * 5)}
+    rows = placement_table({"exp(log)": program(2e6), "x*y+x": program(0)}, timings)
+    assert rows.splitlines()[2].endswith("| outside both roofs |")
+    assert rows.splitlines()[3].endswith("| under the memory roof, 48% |")
+
+
+def test_place_reads_the_transcendentals_from_the_cost_analysis():
+    compiled = (
+        jax.jit(lambda x: jax.numpy.exp(jax.numpy.log(x) + 1)).lower(jax.numpy.ones(1000)).compile()
+    )
+    assert place(compiled, 1e-3, ROOFS).bound is Bound.TRANSCENDENTAL
+
+
 def test_rates_read_with_three_digits_and_a_prefix():
     assert rate_text(131.4e9, "FLOP") == "131 GFLOP/s"
     assert rate_text(29.84e9, "B") == "29.8 GB/s"

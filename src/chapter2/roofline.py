@@ -139,6 +139,7 @@ class Bound(StrEnum):
     RIDGE = "near the ridge"
     IN_CACHE = "above the memory roof"
     FAR_UNDER = "far under both roofs"
+    TRANSCENDENTAL = "outside both roofs"
 
     @property
     def meaning(self) -> str:
@@ -154,17 +155,20 @@ MEANINGS = {
     Bound.IN_CACHE: "it moved its bytes faster than memory can, so its data sat in cache",
     Bound.FAR_UNDER: f"it reached under {FAR_UNDER:.0%} of what the roofs allow: the time went "
     "to overhead or to a kernel that uses the machine poorly, not to the work or the traffic",
+    Bound.TRANSCENDENTAL: "it computes more transcendental functions (exp, log, ...) than "
+    "flops, and the roofs count only flops and bytes",
 }
 
 
 @dataclass(frozen=True)
 class Placement:
-    """A program of `flops` and `bytes` that took `seconds`, under `roofs`."""
+    """A program of `flops`, `bytes` and `transcendentals` that took `seconds`, under `roofs`."""
 
     flops: float
     bytes: float
     seconds: float
     roofs: Roofs
+    transcendentals: float = 0.0
 
     @property
     def intensity(self) -> float:
@@ -194,6 +198,8 @@ class Placement:
 
     @property
     def bound(self) -> Bound:
+        if self.transcendentals > self.flops:
+            return Bound.TRANSCENDENTAL
         ridge = self.roofs.ridge
         if self.intensity < ridge * NEAR_RIDGE and self.traffic > IN_CACHE * self.roofs.bandwidth:
             return Bound.IN_CACHE
@@ -206,13 +212,14 @@ class Placement:
     @property
     def verdict(self) -> str:
         """Where it stands, in words: "under the memory roof (48% of what the roofs allow)"."""
+        if self.bound is Bound.TRANSCENDENTAL:
+            return f"{self.bound}: its transcendentals, which they leave out, outnumber its flops"
         return f"{self.bound} ({self.share:.0%} of what the roofs allow)"
 
     def __str__(self) -> str:
         return (
             f"{self.intensity:.3g} flops per byte, {rate_text(self.rate, 'FLOP')} and "
-            f"{rate_text(self.traffic, 'B')}: {self.bound}, {self.share:.0%} of what the roofs "
-            "allow"
+            f"{rate_text(self.traffic, 'B')}: {self.verdict}"
         )
 
 
@@ -227,9 +234,12 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
             return rate_text(p.rate, "FLOP")
         return rate_text(p.traffic, "B")
 
+    def standing(p: Placement) -> str:
+        return p.bound if p.bound is Bound.TRANSCENDENTAL else f"{p.bound}, {p.share:.0%}"
+
     rows = [
         f"| {name} | {milliseconds(timings[name].median)} | {p.intensity:.3g} | {achieved(p)} "
-        f"| {p.bound}, {p.share:.0%} |"
+        f"| {standing(p)} |"
         for name, p in placed.items()
     ]
     head = (
@@ -246,4 +256,5 @@ def place(compiled, seconds: float, roofs: Roofs) -> Placement:
 
     costs = cost_analysis(compiled)
     flops = costs.get("flops", 0.0)  # a copy has none
-    return Placement(flops, costs["bytes accessed"], seconds, roofs)
+    transcendentals = costs.get("transcendentals", 0.0)
+    return Placement(flops, costs["bytes accessed"], seconds, roofs, transcendentals)

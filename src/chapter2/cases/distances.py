@@ -67,6 +67,13 @@ def numpy_gram(X, Y):
     return np.sqrt(np.maximum(0.0, x_sq[:, None] - 2 * X @ Y.T + y_sq[None, :]))
 
 
+def numpy_gram_bytes(N: int, M: int, d: int, itemsize: int = 4) -> int:
+    """The bytes `numpy_gram` reads and writes, counted by hand, each NumPy step a pass of its
+    own: the squared norms (X and Y read, squared, summed), `2 * X`, the product (N, M)
+    written, and four steps (-, +, maximum, sqrt) that each read and write an (N, M) array."""
+    return itemsize * (6 * N * d + 4 * M * d + 9 * N * M + 2 * (N + M))
+
+
 VERSIONS = {"v0": distances_v0, "v1": distances_v1, "v2": distances_v2, "v3": distances_v3}
 
 
