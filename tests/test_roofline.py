@@ -42,7 +42,6 @@ def placed(intensity: float, share: float) -> Placement:
         (4 / NEAR_RIDGE * 1.01, 0.5, Bound.RIDGE),
         (4 / NEAR_RIDGE * 0.99, 0.5, Bound.MEMORY),
         (0.1, 1.0, Bound.MEMORY),
-        (0.1, 1.3, Bound.IN_CACHE),
         (0.1, FAR_UNDER * 0.9, Bound.FAR_UNDER),
         (500, FAR_UNDER * 0.9, Bound.FAR_UNDER),
         (500, FAR_UNDER * 1.1, Bound.COMPUTE),
@@ -55,8 +54,22 @@ def test_a_placement_is_judged_by_its_intensity_and_its_share(intensity, share, 
     assert found.verdict == f"{bound} ({share:.0%} of what the roofs allow)"
 
 
-def test_a_compute_bound_program_above_the_peak_is_not_said_to_sit_in_cache():
-    assert placed(500, 1.3).bound is Bound.COMPUTE
+@pytest.mark.parametrize(
+    ("intensity", "share", "position"),
+    [
+        (0.1, 1.3, "above the memory roof"),
+        (500, 1.3, "above the compute roof"),
+        (4, 1.3, "near the ridge"),
+        (0.1, 0.99, "under the memory roof"),
+    ],
+)
+def test_a_program_past_its_roof_keeps_its_bound_and_is_said_to_be_above_it(
+    intensity, share, position
+):
+    found = placed(intensity, share)
+    assert found.bound is placed(intensity, 0.5).bound  # the verdict does not move with the time
+    assert found.position == position
+    assert found.verdict.startswith(f"{position} ({share:.0%}")
 
 
 def test_what_the_roofs_allow_is_the_slower_of_work_and_traffic():
@@ -75,6 +88,13 @@ def test_a_table_gives_each_program_the_rate_of_the_roof_that_applies():
     assert product == "| product | 20.0 | 40 | 50.0 GFLOP/s | under the compute roof, 50% |"
     assert copy == "| copy | 80.0 | 0 | 12.5 GB/s | under the memory roof, 50% |"
     assert str(ROOFS) == "peak 100 GFLOP/s, bandwidth 25.0 GB/s, ridge 4 flops per byte"
+
+
+def test_a_table_shows_the_shares_the_range_of_the_median_allows():
+    copy = Placement(0, 1e9, 0.08, ROOFS)  # the roofs allow 40 ms
+    spread = {"copy": BenchResult((0.04, 0.08, 0.16))}  # too few runs: the range is all of them
+    row = placement_table({"copy": copy}, spread).splitlines()[2]
+    assert row.endswith("| under the memory roof, 50% (25–100%) |")
 
 
 def test_a_program_of_more_transcendentals_than_flops_is_placed_outside_both_roofs():

@@ -25,14 +25,13 @@ STREAM_MIN, STREAM_MAX = 64 * 2**20, 512 * 2**20
 # programs under the same roofs; without it `machine_roofs` measures them.
 ROOFS_VARIABLE = "CHAPTER2_ROOFS"
 
-# The roofline's corner is not sharp, and the ridge moves with the measured roofs: within this
-# factor of it, the model cannot say which roof binds.
+# The roofline's corner is not sharp, the ridge moves with the measured roofs, and XLA's bytes
+# are an estimate: within this factor of the ridge, the book picks neither roof.
 NEAR_RIDGE = 4.0
 # Under this share of what the roofs allow, neither roof explains the time. The shares of the
 # book's programs spread by a quarter between builds on a shared machine: a low threshold
 # keeps a program that is merely slow from flipping into this verdict.
 FAR_UNDER = 1 / 25
-IN_CACHE = 1.25  # bytes per second this far above the bandwidth: the data sat in cache
 
 
 def rate_text(per_second: float, unit: str) -> str:
@@ -137,7 +136,6 @@ class Bound(StrEnum):
     COMPUTE = "under the compute roof"
     MEMORY = "under the memory roof"
     RIDGE = "near the ridge"
-    IN_CACHE = "above the memory roof"
     FAR_UNDER = "far under both roofs"
     TRANSCENDENTAL = "outside both roofs"
 
@@ -151,13 +149,14 @@ MEANINGS = {
     Bound.COMPUTE: "its intensity is past the ridge, so the peak rate is its roof",
     Bound.MEMORY: "its intensity is short of the ridge, so the memory bandwidth is its roof",
     Bound.RIDGE: f"its intensity is within a factor of {NEAR_RIDGE:g} of the ridge, where the "
-    "model cannot say which roof binds",
-    Bound.IN_CACHE: "it moved its bytes faster than memory can, so its data sat in cache",
+    "two roofs allow times within that factor of each other",
     Bound.FAR_UNDER: f"it reached under {FAR_UNDER:.0%} of what the roofs allow: the time went "
     "to overhead or to a kernel that uses the machine poorly, not to the work or the traffic",
     Bound.TRANSCENDENTAL: "it computes more transcendental functions (exp, log, ...) than "
     "flops, and the roofs count only flops and bytes",
 }
+
+ABOVE = {Bound.COMPUTE: "above the compute roof", Bound.MEMORY: "above the memory roof"}
 
 
 @dataclass(frozen=True)
@@ -201,8 +200,6 @@ class Placement:
         if self.transcendentals > self.flops:
             return Bound.TRANSCENDENTAL
         ridge = self.roofs.ridge
-        if self.intensity < ridge * NEAR_RIDGE and self.traffic > IN_CACHE * self.roofs.bandwidth:
-            return Bound.IN_CACHE
         if self.share < FAR_UNDER:
             return Bound.FAR_UNDER
         if ridge / NEAR_RIDGE <= self.intensity <= ridge * NEAR_RIDGE:
@@ -210,11 +207,17 @@ class Placement:
         return Bound.COMPUTE if self.intensity > ridge else Bound.MEMORY
 
     @property
+    def position(self) -> str:
+        """Its bound in words, or, past the roof that bounds it (a share over 1: the cache served
+        its bytes, or the peak was measured on a smaller product), "above" that roof."""
+        return ABOVE[self.bound] if self.share > 1 and self.bound in ABOVE else str(self.bound)
+
+    @property
     def verdict(self) -> str:
         """Where it stands, in words: "under the memory roof (48% of what the roofs allow)"."""
         if self.bound is Bound.TRANSCENDENTAL:
             return f"{self.bound}: its transcendentals, which they leave out, outnumber its flops"
-        return f"{self.bound} ({self.share:.0%} of what the roofs allow)"
+        return f"{self.position} ({self.share:.0%} of what the roofs allow)"
 
     def __str__(self) -> str:
         return (
@@ -226,7 +229,8 @@ class Placement:
 def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     """A Markdown table: each program's median time (`timings`: BenchResults by name), its
     intensity, the rate it reached against the roof that applies (flops past the ridge, bytes
-    short of it), and its verdict (`placed`: Placements by name)."""
+    short of it), and its verdict (`placed`: Placements by name), with the range of shares
+    the range that holds the median allows."""
     from chapter2.timing import milliseconds  # noqa: PLC0415 - imported by the pages anyway
 
     def achieved(p: Placement) -> str:
@@ -234,12 +238,16 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
             return rate_text(p.rate, "FLOP")
         return rate_text(p.traffic, "B")
 
-    def standing(p: Placement) -> str:
-        return p.bound if p.bound is Bound.TRANSCENDENTAL else f"{p.bound}, {p.share:.0%}"
+    def standing(p: Placement, median_range: tuple[float, float]) -> str:
+        if p.bound is Bound.TRANSCENDENTAL:
+            return p.bound
+        low, high = (f"{p.allowed / seconds:.0%}" for seconds in reversed(median_range))
+        spread = f" ({low[:-1]}–{high})" if low != high else ""
+        return f"{p.position}, {p.share:.0%}{spread}"
 
     rows = [
         f"| {name} | {milliseconds(timings[name].median)} | {p.intensity:.3g} | {achieved(p)} "
-        f"| {standing(p)} |"
+        f"| {standing(p, timings[name].median_range)} |"
         for name, p in placed.items()
     ]
     head = (
