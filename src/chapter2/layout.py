@@ -65,8 +65,8 @@ def shares_buffer(x: jax.Array, a: np.ndarray) -> bool:
 def fault_in_seconds(nbytes: int) -> float:
     """What one thread's first write of `nbytes` of freshly mapped memory costs over its second
     write of the same bytes: the page faults that map the memory in. The memory is mapped as
-    glibc's malloc maps a large block (anonymous, in the kernel's base pages)."""
-    fresh = mmap.mmap(-1, nbytes)
+    glibc's malloc maps a large block (private and anonymous)."""
+    fresh = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     view = np.frombuffer(fresh, np.uint8)
     start = time.perf_counter()
     view.fill(1)

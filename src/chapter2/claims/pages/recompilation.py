@@ -62,25 +62,33 @@ def _global_change() -> Observation:
         before = float(jitted(jnp.ones(())))
         _scale = 10.0
         after = float(jitted(jnp.ones(())))
+    jitted_again = float(jax.jit(scaled)(jnp.ones(())))  # the same function: the same caches
     new_function = lambda v: scaled(v)  # noqa: E731, PLW0108 - a new object, so a new trace
     retraced = float(jax.jit(new_function)(jnp.ones(())))
+    new_shape = float(jitted(jnp.ones(2))[0])
     _scale = 2.0
     return Observation(
         expected={
             "before the change": 2.0,
             "after the change": 2.0,
             "compilations": 1,
-            "a new function object": 10.0,
+            "jax.jit of the same function again": 2.0,
+            "jax.jit of a new function wrapping it": 10.0,
+            "a new shape": 10.0,
         },
         observed={
             "before the change": before,
             "after the change": after,
             "compilations": compiled.count,
-            "a new function object": retraced,
+            "jax.jit of the same function again": jitted_again,
+            "jax.jit of a new function wrapping it": retraced,
+            "a new shape": new_shape,
         },
         said=f"A jitted `v * scale` reading a global `scale`, called on 1.0 with scale = 2, "
         f"then again after setting scale = 10, returned {before:g} and then {after:g}, compiling "
-        f"{_times(compiled.count)}; a new function object wrapping it returned {retraced:g}.",
+        f"{_times(compiled.count)}. `jax.jit` of the same function again returned "
+        f"{jitted_again:g}; of a new function wrapping it, {retraced:g}; on a new shape, "
+        f"{new_shape:g}.",
     )
 
 
