@@ -16,7 +16,7 @@ import json
 import sys
 
 from chapter2.cli import Parser, UsageError, arguments, lowered, run
-from chapter2.roofline import measure_roofs, place, rate_text
+from chapter2.roofline import measure_roofs, percent, place, rate_text
 from chapter2.timing import bench
 
 # The page's v2, on the page's sizes: 1000 and 1500 points of 64 coordinates.
@@ -69,7 +69,7 @@ def printed(found: dict) -> str:
             f"middle half of {found['runs']} runs)",
             f"rate             {rate_text(rate, 'FLOP')} and {rate_text(traffic, 'B')}",
             f"verdict          {found['verdict']}: {found['meaning']}",
-            f"share            {found['share']:.0%} of what the roofs allow "
+            f"share            {percent(found['share'])} of what the roofs allow "
             f"({1e3 * found['allowed seconds']:.3g} ms)",
         ]
     )

@@ -59,7 +59,7 @@ def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> 
     they reached, on log axes, under the roofs they were placed under: a marker per series (a
     size, a machine), a colour per program. The shaded band is the rate under which a program
     is far under both roofs. The alt text gives every point and roof."""
-    from chapter2.roofline import FAR_UNDER, rate_text  # noqa: PLC0415 - the model it draws
+    from chapter2.roofline import FAR_UNDER, percent, rate_text  # noqa: PLC0415 - the model it draws
 
     placed = [p for points in series.values() for p in points.values()]
     every_roofs = list(dict.fromkeys(p.roofs for p in placed))
@@ -81,7 +81,7 @@ def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> 
         ax.plot([], [], marker, color="white", mec="black", label=label)
     for name in programs:
         ax.plot([], [], "s", color=colours[name], label=name)
-    ax.plot([], [], "s", color="0.85", label=f"under {FAR_UNDER:.0%} of the roofs")
+    ax.plot([], [], "s", color="0.85", label=f"under {percent(FAR_UNDER)} of the roofs")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (flops per byte, log scale)")
