@@ -40,8 +40,13 @@ def rate_text(per_second: float, unit: str) -> str:
 
 
 def percent(share: float) -> str:
-    """A share in percent: whole percents from 10 % up, two digits below (2.9%, not 3%)."""
-    return f"{share:.0%}" if share >= 0.095 else f"{100 * share:.2g}%"
+    """A share in percent: whole percents from 10 % up; below, two digits rounded down, so
+    that a share under a threshold never reads as the threshold (2.99 % is 2.9%, not 3%)."""
+    if share >= 0.095:
+        return f"{share:.0%}"
+    value = 100 * share
+    step = 10 ** (math.floor(math.log10(value)) - 1) if value > 0 else 1
+    return f"{math.floor(value / step + 1e-9) * step:.{max(0, -round(math.log10(step)))}f}%"
 
 
 def xla_cores() -> int:
