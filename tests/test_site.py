@@ -101,6 +101,8 @@ NOT_NOTED = {
     "exercise-target-histogram": "an exercise's self-check; its drift is the primitive's name "
     "that the note on nested-jit-primitive gives",
     "cheat-sheet-apis-exist": "the cheat sheet's list of API names, outside the chapter",
+    "python-tracer-on-by-default": "its check needs jax.profiler.ProfileOptions, which releases "
+    "before it lack: the behaviour was not measured there",
 }
 
 
