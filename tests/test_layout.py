@@ -1,6 +1,7 @@
 """Tests of chapter2.layout: offsets from strides, aligned buffers, shared buffers."""
 
 import itertools
+import mmap
 
 import jax
 import jax.numpy as jnp
@@ -80,3 +81,19 @@ def test_a_page_times_past_the_cache_only_where_the_cache_can_be_left(cache_mib,
     assert past_cache_words(cache, found).startswith(said)
     if found:
         assert 4 * found**2 >= 2 * cache
+
+
+def touch_fresh_pages(nbytes: int = 16 * 2**20) -> None:
+    """Map `nbytes` anew and write every page of it, then unmap it."""
+    block = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    for offset in range(0, nbytes, mmap.PAGESIZE):
+        block[offset] = 1
+    block.close()
+
+
+def test_a_call_that_maps_fresh_memory_is_charged_its_pages():
+    fresh = layout.call_cost(touch_fresh_pages, calls=2)
+    reused = layout.call_cost(lambda: np.ones(1024), calls=2)
+    assert fresh.fresh_bytes >= 0.9 * 16 * 2**20
+    assert reused.fresh_bytes < 2**20
+    assert fresh.seconds > 0

@@ -57,9 +57,9 @@ def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Fig
 def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> Figure:
     """Placed programs (`chapter2.roofline.Placement`) as points of intensity against the rate
     they reached, on log axes, under the roofs they were placed under: a marker per series (a
-    size, a machine), a colour per program. The shaded band is the rate under which a program
-    is far under both roofs. The alt text gives every point and roof."""
-    from chapter2.roofline import FAR_UNDER, percent, rate_text  # noqa: PLC0415 - the model it draws
+    size, a machine), a colour per program. A hollow point is far under both of its roofs;
+    under one set of roofs, a shaded band shows where. The alt text gives every point and roof."""
+    from chapter2.roofline import FAR_UNDER, Bound, percent, rate_text  # noqa: PLC0415
 
     placed = [p for points in series.values() for p in points.values()]
     every_roofs = list(dict.fromkeys(p.roofs for p in placed))
@@ -72,16 +72,28 @@ def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> 
     for roofs, style in zip(every_roofs, ["-", "--", ":"], strict=False):
         roof = [min(roofs.peak, i * roofs.bandwidth) / 1e9 for i in grid]
         ax.plot(grid, roof, style, color="black", lw=1.2, label=names[roofs])
-        ax.fill_between(grid, bottom / 2e9, [FAR_UNDER * r for r in roof], color="0.85", lw=0)
+        if len(every_roofs) == 1:  # with several, each point's band is its own roofs'
+            ax.fill_between(grid, bottom / 2e9, [FAR_UNDER * r for r in roof], color="0.85", lw=0)
     programs = list(dict.fromkeys(name for points in series.values() for name in points))
     colours = dict(zip(programs, plt.get_cmap("tab10").colors, strict=False))
     for (label, points), marker in zip(series.items(), "o^sD", strict=False):
         for name, p in points.items():
-            ax.plot(p.intensity, p.rate / 1e9, marker, color=colours[name], ms=8, mec="black")
+            hollow = p.bound is Bound.FAR_UNDER
+            ax.plot(
+                p.intensity,
+                p.rate / 1e9,
+                marker,
+                ms=8,
+                mew=2 if hollow else 1,
+                mfc="white" if hollow else colours[name],
+                mec=colours[name] if hollow else "black",
+            )
         ax.plot([], [], marker, color="white", mec="black", label=label)
     for name in programs:
         ax.plot([], [], "s", color=colours[name], label=name)
-    ax.plot([], [], "s", color="0.85", label=f"under {percent(FAR_UNDER)} of the roofs")
+    if len(every_roofs) == 1:
+        ax.plot([], [], "s", color="0.85", label=f"under {percent(FAR_UNDER)} of the roofs")
+    ax.plot([], [], "o", mfc="white", mec="black", label="hollow: far under both of its roofs")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (flops per byte, log scale)")

@@ -3,7 +3,9 @@ what fresh memory costs."""
 
 import math
 import mmap
+import resource
 import time
+from dataclasses import dataclass
 
 import jax
 import numpy as np
@@ -102,4 +104,31 @@ def past_cache_words(cache_bytes: int | None, side: int | None) -> str:
         f"So the sums run again at {side:,} × {side:,}, {4 * side * side / 1e6:.0f} MB, twice "
         "the cache or more. The copies do not: each writes a fresh array that large, whose page "
         "faults, not its order, would set the time"
+    )
+
+
+@dataclass(frozen=True)
+class CallCost:
+    """What one call cost on average, as the operating system counts it."""
+
+    seconds: float  # wall time
+    fresh_bytes: float  # memory new to the process it touched (minor page faults)
+    system: float  # CPU seconds in the operating system, summed over the process's threads
+    own: float  # CPU seconds in the process's own code, summed over its threads
+
+
+def call_cost(call, calls: int = 3) -> CallCost:
+    """Run `call` (which waits for its result) once, then `calls` times under `getrusage`."""
+    call()
+    before, start = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    for _ in range(calls):
+        call()
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    faults = after.ru_minflt - before.ru_minflt
+    return CallCost(
+        seconds / calls,
+        faults * resource.getpagesize() / calls,
+        (after.ru_stime - before.ru_stime) / calls,
+        (after.ru_utime - before.ru_utime) / calls,
     )

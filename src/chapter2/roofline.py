@@ -27,7 +27,8 @@ ROOFS_VARIABLE = "CHAPTER2_ROOFS"
 
 # Under this share of what the roofs allow, neither roof explains the time. The shares of the
 # book's programs spread by up to a factor of two between builds on a shared machine; this
-# threshold sits in a gap between them (the lowest near 1 %, the next near 4 %).
+# threshold sits in a gap between the CPU programs' shares (the lowest near 1 %, the next
+# near 4 %); the recorded H200 points, fixed data, fall on either side of it.
 FAR_UNDER = 0.02
 
 
