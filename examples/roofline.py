@@ -5,8 +5,9 @@ and the roofline's verdict.
     python examples/roofline.py --quick
 
 --args is a Python expression for the arguments (a tuple for several), evaluated with jax,
-jnp and np in scope. The roofs are measured first, in about a second: the fastest float32
-matrix product under jit, and the fastest stream over arrays past the last-level cache. The
+jnp and np in scope. The roofs are measured first, in about two seconds: the fastest float32
+matrix product under jit, and the fastest stream over arrays past the last-level cache and
+over arrays that fit in it (the roof of a function whose arrays fit there too). The
 flops and bytes are XLA's cost analysis of the compiled function, an estimate read from its
 optimized HLO: it counts a loop's body once and a library call's work not at all. The time is
 the median of runs, each waited for, with the middle half of them.
@@ -14,6 +15,7 @@ the median of runs, each waited for, with the middle half of them.
 
 import json
 import sys
+from dataclasses import asdict
 
 from chapter2.cli import Parser, UsageError, arguments, lowered, run
 from chapter2.roofline import measure_roofs, percent, place, rate_text
@@ -36,11 +38,14 @@ def report(target: str, expression: str) -> dict:
     placed = place(compiled, timing.median, roofs)
     return {
         "function": f"{target}({expression})",
-        "roofs": {"peak": roofs.peak, "bandwidth": roofs.bandwidth, "ridge": roofs.ridge},
-        "cores": roofs.cores,
+        "roofs": asdict(roofs),
+        "roofs in words": str(roofs),
         "flops": placed.flops,
         "bytes": placed.bytes,
+        "footprint": placed.footprint,
+        "in cache": placed.in_cache,
         "intensity": placed.intensity,
+        "ridge": placed.ridge,
         "seconds": {"median": timing.median, "low": timing.low, "high": timing.high},
         "runs": timing.n,
         "verdict": str(placed.bound),
@@ -59,12 +64,13 @@ def printed(found: dict) -> str:
     return "\n".join(
         [
             found["function"],
-            f"this machine's roofs, float32 on {found['cores']} cores: peak "
-            f"{rate_text(roofs['peak'], 'FLOP')}, bandwidth {rate_text(roofs['bandwidth'], 'B')}"
-            f", ridge {roofs['ridge']:.3g} flops per byte",
+            f"this machine's roofs, float32 on {roofs['cores']} cores: {found['roofs in words']}",
             f"flops            {found['flops']:,.0f}",
             f"bytes accessed   {found['bytes']:,.0f}",
-            f"intensity        {found['intensity']:.3g} flops per byte",
+            f"arrays           {found['footprint']:,.0f} bytes, "
+            + ("in the cache: its roof is the cache's" if found["in cache"] else "main memory's"),
+            f"intensity        {found['intensity']:.3g} flops per byte, against a ridge of "
+            f"{found['ridge']:.3g}",
             f"time             {median:.3g} ms median ({low:.3g} to {high:.3g} ms for the "
             f"middle half of {found['runs']} runs)",
             f"rate             {rate_text(rate, 'FLOP')} and {rate_text(traffic, 'B')}",

@@ -86,8 +86,11 @@ def test_roofline_places_the_pages_v2_as_the_page_counts_it():
     seconds = found["seconds"]
     assert seconds["low"] <= seconds["median"] <= seconds["high"]
     assert found["runs"] >= 5
-    roofs = Roofs(found["roofs"]["peak"], found["roofs"]["bandwidth"])
-    again = Placement(found["flops"], found["bytes"], seconds["median"], roofs)
+    roofs = Roofs(**found["roofs"])
+    again = Placement(
+        found["flops"], found["bytes"], seconds["median"], roofs, 0.0, found["footprint"]
+    )
+    assert found["footprint"] == 4 * (1000 * 64 + 1500 * 64 + 1000 * 1500)  # X, Y and D
     assert (found["verdict"], found["share"]) == (str(again.bound), again.share)
 
 

@@ -29,7 +29,7 @@ def test_persistent_cache_misses_then_hits_in_a_second_process(tmp_path):
 
 def test_roofs_are_measured_on_the_cpu_with_a_stream_past_the_reported_cache():
     from chapter2.environment import last_level_cache
-    from chapter2.roofline import STREAM_MAX, Roofs
+    from chapter2.roofline import CACHE_STREAM_MAX, STREAM_MAX, Roofs
 
     roofs = Roofs.from_json(run_probe("roofs", env={"JAX_PLATFORMS": "cpu"}))
     cache = last_level_cache()
@@ -38,3 +38,5 @@ def test_roofs_are_measured_on_the_cpu_with_a_stream_past_the_reported_cache():
     assert roofs.past_cache == (cache is None or 2 * cache <= 2 * STREAM_MAX)
     assert 1e9 < roofs.peak < 1e14  # between a GFLOP/s and a hundred TFLOP/s
     assert 1e8 < roofs.bandwidth < 1e13
+    assert roofs.cache_stream_bytes == 8 * (min((cache or 0) // 2, CACHE_STREAM_MAX) // 8)
+    assert (roofs.cache_bandwidth is None) == (not cache)

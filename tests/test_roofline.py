@@ -9,6 +9,7 @@ import pytest
 from chapter2.cases import distances as dist
 from chapter2.roofline import (
     FAR_UNDER,
+    NEAR_RIDGE,
     ROOFS_VARIABLE,
     Bound,
     Placement,
@@ -36,8 +37,12 @@ def placed(intensity: float, share: float) -> Placement:
     ("intensity", "share", "bound"),
     [
         (500, 0.8, Bound.COMPUTE),
-        (4 * 1.01, 0.5, Bound.COMPUTE),
-        (4 * 0.99, 0.5, Bound.MEMORY),
+        (4 * NEAR_RIDGE * 1.01, 0.5, Bound.COMPUTE),
+        (4 * NEAR_RIDGE * 0.99, 0.5, Bound.RIDGE),
+        (4 * 1.01, 0.5, Bound.RIDGE),
+        (4 * 0.99, 0.5, Bound.RIDGE),
+        (4 / NEAR_RIDGE * 1.01, 0.5, Bound.RIDGE),
+        (4 / NEAR_RIDGE * 0.99, 0.5, Bound.MEMORY),
         (0.1, 1.0, Bound.MEMORY),
         (0.1, FAR_UNDER * 0.9, Bound.FAR_UNDER),
         (500, FAR_UNDER * 0.9, Bound.FAR_UNDER),
@@ -57,6 +62,7 @@ def test_a_placement_is_judged_by_its_intensity_and_its_share(intensity, share, 
         (0.1, 1.3, "above the memory roof"),
         (500, 1.3, "above the compute roof"),
         (0.1, 0.99, "under the memory roof"),
+        (4.0, 1.3, "above the roofs, near the ridge"),
     ],
 )
 def test_a_program_past_its_roof_keeps_its_bound_and_is_said_to_be_above_it(
@@ -102,7 +108,7 @@ def test_a_program_of_more_transcendentals_than_flops_keeps_its_roof_and_says_so
     assert "transcendentals" not in program(1e6).verdict  # as many as its flops
     timings = {"exp(log)": BenchResult([1e-3] * 5), "x*y+x": BenchResult([1e-3] * 5)}
     rows = placement_table({"exp(log)": program(2e6), "x*y+x": program(0)}, timings)
-    assert rows.splitlines()[2].endswith("| under the memory roof, 48%; mostly transcendentals |")
+    assert rows.splitlines()[2].endswith("| under the memory roof, 48%; more transcendentals than flops |")
     assert rows.splitlines()[3].endswith("| under the memory roof, 48% |")
 
 
@@ -126,6 +132,39 @@ def test_rates_read_with_three_digits_and_a_prefix():
     assert rate_text(825e6, "FLOP") == "825 MFLOP/s"
 
 
+CACHED = Roofs(100e9, 25e9, cache_bytes=32 * 2**20, cache_bandwidth=50e9, cache_stream_bytes=2**24)
+
+
+@pytest.mark.parametrize(
+    ("nbytes", "bandwidth", "bound"),
+    [
+        (2**24, 50e9, Bound.CACHE),  # as many bytes as the in-cache stream's arrays
+        (2**24 + 1, 25e9, Bound.MEMORY),
+    ],
+)
+def test_a_program_whose_bytes_fit_the_cache_is_placed_under_the_cache_roof(
+    nbytes, bandwidth, bound
+):
+    program = Placement(flops=0.1 * nbytes, bytes=nbytes, seconds=1e-3, roofs=CACHED)
+    # its arrays, not its traffic, must fit
+    many_passes = Placement(0.1 * nbytes, 10 * nbytes, 1e-3, CACHED, footprint=nbytes)
+    assert many_passes.in_cache == (bound is Bound.CACHE)
+    assert program.bandwidth == bandwidth
+    assert program.ridge == pytest.approx(100e9 / bandwidth)
+    assert program.allowed == pytest.approx(nbytes / bandwidth)
+    assert program.bound is bound
+
+
+def test_the_cache_roof_is_never_below_memory_and_absent_without_a_cache_stream():
+    slow = Roofs(100e9, 25e9, cache_bandwidth=20e9, cache_stream_bytes=2**24)
+    assert Placement(1e6, 1e6, 1.0, slow).bandwidth == 25e9
+    assert not Roofs(100e9, 25e9, cache_stream_bytes=2**24).fits_cache(1e6)
+    assert CACHED.fits_cache(1e6)
+    # a program of 2 flops per byte in the cache sits on the cache's ridge, half memory's
+    assert Placement(2e6, 1e6, 1.0, CACHED).bound is Bound.FAR_UNDER
+    assert Placement(2e6, 1e6, 2e6 / 100e9, CACHED).bound is Bound.RIDGE
+
+
 def test_the_stream_is_past_the_cache_only_at_twice_its_size():
     mib = 2**20
     assert Roofs(1, 1, stream_bytes=128 * mib, cache_bytes=32 * mib).past_cache
@@ -135,9 +174,9 @@ def test_the_stream_is_past_the_cache_only_at_twice_its_size():
 
 def test_pages_read_the_roofs_the_build_measured(tmp_path, monkeypatch):
     shared = tmp_path / "roofs.json"
-    shared.write_text(Roofs(1.5e11, 3e10, 2**27, 2**25, 2).as_json())
+    shared.write_text(Roofs(1.5e11, 3e10, 2**27, 2**25, 2, 6e10, 2**24).as_json())
     monkeypatch.setenv(ROOFS_VARIABLE, str(shared))
-    assert machine_roofs() == Roofs(1.5e11, 3e10, 2**27, 2**25, 2)
+    assert machine_roofs() == Roofs(1.5e11, 3e10, 2**27, 2**25, 2, 6e10, 2**24)
     assert json.loads(machine_roofs().as_json())["peak"] == 1.5e11
 
 
@@ -146,6 +185,7 @@ def test_a_copy_is_placed_with_no_flops():
     found = place(copy, 1e-6, ROOFS)
     assert (found.flops, found.intensity) == (0.0, 0.0)
     assert found.bytes >= 8000
+    assert found.footprint == 8000  # its argument and its result
 
 
 @pytest.mark.parametrize("d", [64, 3])

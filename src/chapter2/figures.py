@@ -57,9 +57,9 @@ def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Fig
 def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> Figure:
     """Placed programs (`chapter2.roofline.Placement`) as points of intensity against the rate
     they reached, on log axes, under the roofs they were placed under: a marker per series (a
-    size, a machine), a colour per program. A hollow point is far under both of its roofs;
-    under one set of roofs, a shaded band shows where. The alt text gives every point and roof."""
-    from chapter2.roofline import FAR_UNDER, Bound, percent, rate_text  # noqa: PLC0415
+    size, a machine), a colour per program; a dotted line is a cache's roof. A hollow point is
+    far under both of its roofs. The alt text gives every point and roof."""
+    from chapter2.roofline import Bound, rate_text  # noqa: PLC0415
 
     placed = [p for points in series.values() for p in points.values()]
     every_roofs = list(dict.fromkeys(p.roofs for p in placed))
@@ -67,13 +67,15 @@ def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> 
     low = min(*(p.intensity / 3 for p in placed), *(r.ridge / 10 for r in every_roofs))
     high = max(*(p.intensity * 3 for p in placed), *(r.ridge * 10 for r in every_roofs))
     grid = [low * (high / low) ** (i / 200) for i in range(201)]
-    bottom = min(*(p.rate for p in placed), *(FAR_UNDER * low * r.bandwidth for r in every_roofs))
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    for roofs, style in zip(every_roofs, ["-", "--", ":"], strict=False):
+    for roofs, style in zip(every_roofs, ["-", "--"], strict=False):
         roof = [min(roofs.peak, i * roofs.bandwidth) / 1e9 for i in grid]
         ax.plot(grid, roof, style, color="black", lw=1.2, label=names[roofs])
-        if len(every_roofs) == 1:  # with several, each point's band is its own roofs'
-            ax.fill_between(grid, bottom / 2e9, [FAR_UNDER * r for r in roof], color="0.85", lw=0)
+        if roofs.cache_bandwidth:
+            in_cache = [min(roofs.peak, i * roofs.cache_roof) / 1e9 for i in grid]
+            ax.plot(
+                grid, in_cache, ":", color="black", lw=1.2, label=f"{names[roofs]}, in the cache"
+            )
     programs = list(dict.fromkeys(name for points in series.values() for name in points))
     colours = dict(zip(programs, plt.get_cmap("tab10").colors, strict=False))
     for (label, points), marker in zip(series.items(), "o^sD", strict=False):
@@ -91,8 +93,6 @@ def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> 
         ax.plot([], [], marker, color="white", mec="black", label=label)
     for name in programs:
         ax.plot([], [], "s", color=colours[name], label=name)
-    if len(every_roofs) == 1:
-        ax.plot([], [], "s", color="0.85", label=f"under {percent(FAR_UNDER)} of the roofs")
     ax.plot([], [], "o", mfc="white", mec="black", label="hollow: far under both of its roofs")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -100,14 +100,10 @@ def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> 
     ax.set_ylabel("rate reached (GFLOP/s, log scale)")
     ax.grid(which="both", alpha=0.25)
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8)
-    roofs_text = "; ".join(
-        f"{names[r]}: peak {rate_text(r.peak, 'FLOP')}, bandwidth {rate_text(r.bandwidth, 'B')}, "
-        f"ridge {r.ridge:.3g} flops per byte"
-        for r in every_roofs
-    )
+    roofs_text = "; ".join(f"{names[r]}: {r}" for r in every_roofs)
     points_text = "; ".join(
         f"{label}, {name}: {p.intensity:.3g} flops per byte at {rate_text(p.rate, 'FLOP')}, "
-        f"{p.bound}"
+        f"{p.position}"
         for label, points in series.items()
         for name, p in points.items()
     )

@@ -4,8 +4,10 @@ A program that does F flops and moves B bytes can finish no sooner than F at the
 peak rate, nor sooner than B at its memory bandwidth: the larger of the two times is what the
 roofs allow. Its arithmetic intensity F / B, set against the ridge (peak / bandwidth), says
 which roof binds; its measured time, set against what the roofs allow, says how close it
-came. Both roofs are measured here, in float32, on the cores XLA uses. F and B come from
-XLA's cost analysis, an estimate read from the optimized HLO, or from a count by hand.
+came. Both roofs are measured here, in float32, on the cores XLA uses. A program whose bytes
+fit in the last-level cache is placed under the cache's bandwidth, measured the same way over
+arrays that fit it. F and B come from XLA's cost analysis, an estimate read from the optimized
+HLO, or from a count by hand.
 """
 
 import json
@@ -21,6 +23,9 @@ ROUNDS = 30  # rounds of one product and one stream each: their fastest runs are
 # Bytes of each of the stream's two arrays: twice the last-level cache where that fits
 # between these bounds, so the stream's traffic comes from memory, not the cache.
 STREAM_MIN, STREAM_MAX = 64 * 2**20, 512 * 2**20
+# Bytes of the in-cache stream's two arrays together: half the last-level cache, at most this
+# (smaller streams' times are mostly the call's own cost, not the traffic).
+CACHE_STREAM_MAX = 16 * 2**20
 # A build measures the roofs once and names their file here, so that every page places its
 # programs under the same roofs; without it `machine_roofs` measures them.
 ROOFS_VARIABLE = "CHAPTER2_ROOFS"
@@ -30,6 +35,10 @@ ROOFS_VARIABLE = "CHAPTER2_ROOFS"
 # threshold sits in a gap between the CPU programs' shares (the lowest near 1 %, the next
 # near 4 %); the recorded H200 points, fixed data, fall on either side of it.
 FAR_UNDER = 0.02
+# Within this factor of the ridge, either roof may bind: the ridges move by up to half
+# between builds on a shared machine (a peak of 127 to 176 GFLOP/s, a cache ridge of 1.6 to
+# 3.1 on this 2-core VM), and XLA's bytes are an estimate.
+NEAR_RIDGE = 3.0
 
 
 def rate_text(per_second: float, unit: str) -> str:
@@ -66,11 +75,24 @@ class Roofs:
     stream_bytes: int = 0  # bytes of the stream's two arrays together
     cache_bytes: int | None = None  # the last-level cache the machine reports (None: unknown)
     cores: int = 0  # the cores XLA used
+    cache_bandwidth: float | None = None  # bytes/s: the same stream over arrays in the cache
+    cache_stream_bytes: int = 0  # bytes of the in-cache stream's two arrays together
 
     @property
     def ridge(self) -> float:
-        """The intensity, in flops per byte, at which the two roofs meet."""
+        """The intensity, in flops per byte, at which the peak meets the memory roof."""
         return self.peak / self.bandwidth
+
+    def fits_cache(self, footprint: float) -> bool:
+        """Whether a program whose arrays take `footprint` bytes fits where the in-cache stream
+        was measured, so that the cache, not main memory, can serve its traffic."""
+        return self.cache_bandwidth is not None and footprint <= self.cache_stream_bytes
+
+    @property
+    def cache_roof(self) -> float:
+        """The bandwidth roof of a program that fits in the cache: the cache's, never below
+        memory's (the cache serves at least as fast; a slower measure of it is noise)."""
+        return max(self.cache_bandwidth or 0.0, self.bandwidth)
 
     @property
     def past_cache(self) -> bool:
@@ -79,9 +101,15 @@ class Roofs:
         return self.cache_bytes is None or self.stream_bytes >= 2 * self.cache_bytes
 
     def __str__(self) -> str:
+        cache = (
+            f"; in the cache, bandwidth {rate_text(self.cache_bandwidth, 'B')}, ridge "
+            f"{self.peak / self.cache_roof:.3g}"
+            if self.cache_bandwidth
+            else ""
+        )
         return (
             f"peak {rate_text(self.peak, 'FLOP')}, bandwidth {rate_text(self.bandwidth, 'B')}, "
-            f"ridge {self.ridge:.3g} flops per byte"
+            f"ridge {self.ridge:.3g} flops per byte{cache}"
         )
 
     def as_json(self) -> str:
@@ -106,27 +134,37 @@ def measure_roofs() -> Roofs:
     product = jax.jit(jnp.matmul)
     cache = last_level_cache()
     length = min(max(2 * (cache or 0), STREAM_MIN), STREAM_MAX) // 4  # float32 elements
+    cache_length = min((cache or 0) // 2, CACHE_STREAM_MAX) // 8  # of each array
     # Donated, x's buffer takes the result: every call streams over the same two arrays
     # and writes no fresh memory (whose page faults would be timed too).
     stream = jax.jit(lambda x, y: 2.0 * x + y, donate_argnums=0)
-    arrays = {"x": jnp.ones(length, jnp.float32), "y": jnp.ones(length, jnp.float32)}
 
-    def streamed():
-        arrays["x"] = stream(arrays["x"], arrays["y"])
-        return arrays["x"]
+    def streaming(n):
+        arrays = {"x": jnp.ones(n, jnp.float32), "y": jnp.ones(n, jnp.float32)}
 
-    calls = {"product": lambda: product(a, a), "stream": streamed}
+        def streamed():
+            arrays["x"] = stream(arrays["x"], arrays["y"])
+            return arrays["x"]
+
+        return streamed
+
+    calls = {"product": lambda: product(a, a), "stream": streaming(length)}
+    if cache_length:
+        calls["in-cache stream"] = streaming(cache_length)
     fastest = dict.fromkeys(calls, math.inf)
     for call in calls.values():
         jax.block_until_ready(call())  # compiles
     for _ in range(ROUNDS):
         for name, call in calls.items():
+            if name == "in-cache stream":
+                jax.block_until_ready(call())  # brings its arrays back into the cache
             start = time.perf_counter()
             jax.block_until_ready(call())
             fastest[name] = min(fastest[name], time.perf_counter() - start)
     peak = 2 * n**3 / fastest["product"]
     bandwidth = 3 * 4 * length / fastest["stream"]  # read x and y, write x
-    return Roofs(peak, bandwidth, 2 * 4 * length, cache, xla_cores())
+    in_cache = 3 * 4 * cache_length / fastest["in-cache stream"] if cache_length else None
+    return Roofs(peak, bandwidth, 2 * 4 * length, cache, xla_cores(), in_cache, 8 * cache_length)
 
 
 def machine_roofs() -> Roofs:
@@ -143,6 +181,8 @@ class Bound(StrEnum):
 
     COMPUTE = "under the compute roof"
     MEMORY = "under the memory roof"
+    CACHE = "under the cache roof"
+    RIDGE = "near the ridge"
     FAR_UNDER = "far under both roofs"
 
     @property
@@ -154,6 +194,10 @@ class Bound(StrEnum):
 MEANINGS = {
     Bound.COMPUTE: "its intensity is past the ridge, so the peak rate is its roof",
     Bound.MEMORY: "its intensity is short of the ridge, so the memory bandwidth is its roof",
+    Bound.CACHE: "its bytes fit in the cache and its intensity is short of the ridge the "
+    "cache's bandwidth sets, so that bandwidth is its roof",
+    Bound.RIDGE: f"its intensity is within a factor of {NEAR_RIDGE:g} of the ridge, which moves "
+    "between measurements, so either roof may bind",
     Bound.FAR_UNDER: f"it reached under {percent(FAR_UNDER)} of what the roofs allow: the time "
     "went to overhead or to a kernel that uses the machine poorly, not to the work or the traffic",
 }
@@ -162,18 +206,29 @@ TRANSCENDENTAL = (
     "may set its time"
 )
 
-ABOVE = {Bound.COMPUTE: "above the compute roof", Bound.MEMORY: "above the memory roof"}
+ABOVE = {
+    bound: bound.replace("under", "above") for bound in (Bound.COMPUTE, Bound.MEMORY, Bound.CACHE)
+}
+ABOVE[Bound.RIDGE] = "above the roofs, near the ridge"
 
 
 @dataclass(frozen=True)
 class Placement:
-    """A program of `flops`, `bytes` and `transcendentals` that took `seconds`, under `roofs`."""
+    """A program of `flops`, `bytes` and `transcendentals` that took `seconds`, under `roofs`;
+    its arrays (arguments, results, temporaries) take `footprint` bytes, or, where that is not
+    known, no fewer than its bytes are taken to."""
 
     flops: float
     bytes: float
     seconds: float
     roofs: Roofs
     transcendentals: float = 0.0
+    footprint: float | None = None
+
+    @property
+    def in_cache(self) -> bool:
+        """Whether its arrays fit in the cache, whose bandwidth is then its roof."""
+        return self.roofs.fits_cache(self.bytes if self.footprint is None else self.footprint)
 
     @property
     def intensity(self) -> float:
@@ -191,10 +246,20 @@ class Placement:
         return self.bytes / self.seconds
 
     @property
+    def bandwidth(self) -> float:
+        """Its bandwidth roof: the cache's if its arrays fit there, else memory's."""
+        return self.roofs.cache_roof if self.in_cache else self.roofs.bandwidth
+
+    @property
+    def ridge(self) -> float:
+        """The intensity at which its bandwidth roof meets the peak."""
+        return self.roofs.peak / self.bandwidth
+
+    @property
     def allowed(self) -> float:
         """The shortest time the roofs allow: the work at the peak, or the traffic at the
         bandwidth, whichever takes longer."""
-        return max(self.flops / self.roofs.peak, self.bytes / self.roofs.bandwidth)
+        return max(self.flops / self.roofs.peak, self.bytes / self.bandwidth)
 
     @property
     def share(self) -> float:
@@ -205,7 +270,11 @@ class Placement:
     def bound(self) -> Bound:
         if self.share < FAR_UNDER:
             return Bound.FAR_UNDER
-        return Bound.COMPUTE if self.intensity > self.roofs.ridge else Bound.MEMORY
+        if 1 / NEAR_RIDGE < self.intensity / self.ridge < NEAR_RIDGE:
+            return Bound.RIDGE
+        if self.intensity > self.ridge:
+            return Bound.COMPUTE
+        return Bound.CACHE if self.in_cache else Bound.MEMORY
 
     @property
     def position(self) -> str:
@@ -239,7 +308,7 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     from chapter2.timing import milliseconds  # noqa: PLC0415 - imported by the pages anyway
 
     def achieved(p: Placement) -> str:
-        if p.intensity > p.roofs.ridge:
+        if p.intensity > p.ridge:
             return rate_text(p.rate, "FLOP")
         return rate_text(p.traffic, "B")
 
@@ -247,7 +316,7 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
         low, high = (percent(p.allowed / seconds) for seconds in reversed(median_range))
         spread = f" ({low[:-1]}–{high})" if low != high else ""
         return f"{p.position}, {percent(p.share)}{spread}" + (
-            "; mostly transcendentals" if p.transcendental else ""
+            "; more transcendentals than flops" if p.transcendental else ""
         )
 
     rows = [
@@ -264,10 +333,17 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
 
 def place(compiled, seconds: float, roofs: Roofs) -> Placement:
     """A compiled program that took `seconds` (a median, say), its flops and bytes read from
-    XLA's cost analysis."""
+    XLA's cost analysis, its footprint from its memory analysis."""
     from chapter2.compat import cost_analysis  # noqa: PLC0415 - imports JAX
 
     costs = cost_analysis(compiled)
     flops = costs.get("flops", 0.0)  # a copy has none
     transcendentals = costs.get("transcendentals", 0.0)
-    return Placement(flops, costs["bytes accessed"], seconds, roofs, transcendentals)
+    memory = compiled.memory_analysis()
+    footprint = (
+        memory.argument_size_in_bytes
+        + memory.output_size_in_bytes
+        + memory.temp_size_in_bytes
+        - memory.alias_size_in_bytes
+    )
+    return Placement(flops, costs["bytes accessed"], seconds, roofs, transcendentals, footprint)
