@@ -19,16 +19,6 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def virtual_machine() -> bool:
-    """Whether the CPU says it runs under a hypervisor (its `hypervisor` flag, on Linux): its
-    caches are then the host's as the virtual machine reports them, shared with other guests."""
-    cpuinfo = Path("/proc/cpuinfo")
-    if not cpuinfo.exists():
-        return False
-    flags = [line for line in cpuinfo.read_text().splitlines() if line.startswith("flags")]
-    return bool(flags) and "hypervisor" in flags[0].split()
-
-
 SYSFS_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
 
 
