@@ -54,11 +54,14 @@ def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Fig
     )
 
 
-def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> Figure:
+def roofline_figure(
+    series: dict[str, dict], roof_names: dict | None = None, overhead: frozenset = frozenset()
+) -> Figure:
     """Placed programs (`chapter2.roofline.Placement`) as points of intensity against the rate
     they reached, on log axes, under the roofs they were placed under: a marker per series (a
     size, a machine), a colour per program; a dotted line is a cache's roof. A hollow point is
-    far under both of its roofs. The alt text gives every point and roof."""
+    far under both of its roofs, or one of the (series, program) pairs in `overhead`, timed
+    mostly as the fixed cost of a call. The alt text gives every point and roof."""
     from chapter2.roofline import Bound, rate_text  # noqa: PLC0415
 
     placed = [p for points in series.values() for p in points.values()]
@@ -80,7 +83,7 @@ def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> 
     colours = dict(zip(programs, plt.get_cmap("tab10").colors, strict=False))
     for (label, points), marker in zip(series.items(), "o^sD", strict=False):
         for name, p in points.items():
-            hollow = p.bound is Bound.FAR_UNDER
+            hollow = p.bound is Bound.FAR_UNDER or (label, name) in overhead
             ax.plot(
                 p.intensity,
                 p.rate / 1e9,
@@ -93,7 +96,10 @@ def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> 
         ax.plot([], [], marker, color="white", mec="black", label=label)
     for name in programs:
         ax.plot([], [], "s", color=colours[name], label=name)
-    ax.plot([], [], "o", mfc="white", mec="black", label="hollow: far under both of its roofs")
+    hollow = "hollow: far under both of its roofs" + (
+        ", or mostly a call's cost" if overhead else ""
+    )
+    ax.plot([], [], "o", mfc="white", mec="black", label=hollow)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (flops per byte, log scale)")
@@ -103,7 +109,7 @@ def roofline_figure(series: dict[str, dict], roof_names: dict | None = None) -> 
     roofs_text = "; ".join(f"{names[r]}: {r}" for r in every_roofs)
     points_text = "; ".join(
         f"{label}, {name}: {p.intensity:.3g} flops per byte at {rate_text(p.rate, 'FLOP')}, "
-        f"{p.position}"
+        + ("timed mostly as a call's cost" if (label, name) in overhead else p.position)
         for label, points in series.items()
         for name, p in points.items()
     )
