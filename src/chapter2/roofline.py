@@ -316,7 +316,7 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
         low, high = (percent(p.allowed / seconds) for seconds in reversed(median_range))
         spread = f" ({low[:-1]}–{high})" if low != high else ""
         return f"{p.position}, {percent(p.share)}{spread}" + (
-            "; more transcendentals than flops" if p.transcendental else ""
+            "; more transcendentals than flops, which may set its time" if p.transcendental else ""
         )
 
     rows = [
