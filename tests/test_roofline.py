@@ -95,8 +95,9 @@ def test_a_table_gives_each_program_the_rate_of_the_roof_that_applies():
 def test_a_table_shows_the_shares_the_range_of_the_median_allows():
     copy = Placement(0, 1e9, 0.08, ROOFS)  # the roofs allow 40 ms
     spread = {"copy": BenchResult((0.04, 0.08, 0.16))}  # too few runs: the range is all of them
-    row = placement_table({"copy": copy}, spread).splitlines()[2]
+    head, _, row = placement_table({"copy": copy}, spread).splitlines()
     assert row.endswith("| under the memory roof, 50% (25–100%) |")
+    assert head.endswith("| against the roofs (share; its 95% range) |")  # says what it is
 
 
 def test_a_program_of_more_transcendentals_than_flops_keeps_its_roof_and_says_so():

@@ -325,7 +325,8 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
         for name, p in placed.items()
     ]
     head = (
-        "| program | median ms | flops per byte | reached | against the roofs |\n"
+        "| program | median ms | flops per byte | reached "
+        "| against the roofs (share; its 95% range) |\n"
         "|---|---|---|---|---|\n"
     )
     return head + "\n".join(rows)
