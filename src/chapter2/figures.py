@@ -96,10 +96,10 @@ def roofline_figure(
         ax.plot([], [], marker, color="white", mec="black", label=label)
     for name in programs:
         ax.plot([], [], "s", color=colours[name], label=name)
-    hollow = "hollow: far under both of its roofs" + (
+    hollow_means = "hollow: far under both of its roofs" + (
         ", or mostly a call's cost" if overhead else ""
     )
-    ax.plot([], [], "o", mfc="white", mec="black", label=hollow)
+    ax.plot([], [], "o", mfc="white", mec="black", label=hollow_means)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (flops per byte, log scale)")

@@ -4,10 +4,10 @@ A program that does F flops and moves B bytes can finish no sooner than F at the
 peak rate, nor sooner than B at its memory bandwidth: the larger of the two times is what the
 roofs allow. Its arithmetic intensity F / B, set against the ridge (peak / bandwidth), says
 which roof binds; its measured time, set against what the roofs allow, says how close it
-came. Both roofs are measured here, in float32, on the cores XLA uses. A program whose bytes
-fit in the last-level cache is placed under the cache's bandwidth, measured the same way over
-arrays that fit it. F and B come from XLA's cost analysis, an estimate read from the optimized
-HLO, or from a count by hand.
+came. Both roofs are measured here, in float32, on the cores XLA uses. A program whose arrays
+fit where the cache's bandwidth was measured (the same stream, over half the last-level
+cache) is placed under that bandwidth instead of main memory's. F and B come from XLA's cost
+analysis, an estimate read from the optimized HLO, or from a count by hand.
 """
 
 import json
@@ -36,8 +36,8 @@ ROOFS_VARIABLE = "CHAPTER2_ROOFS"
 # near 4 %); the recorded H200 points, fixed data, fall on either side of it.
 FAR_UNDER = 0.02
 # Within this factor of the ridge, either roof may bind: the ridges move by up to half
-# between builds on a shared machine (a peak of 127 to 176 GFLOP/s, a cache ridge of 1.6 to
-# 3.1 on this 2-core VM), and XLA's bytes are an estimate.
+# between builds on a shared machine (a peak of 123 to 183 GFLOP/s, a cache ridge of 1.6 to
+# 3.1 on a 2-core VM in twelve measurements), and XLA's bytes are an estimate.
 NEAR_RIDGE = 3.0
 
 
@@ -194,7 +194,7 @@ class Bound(StrEnum):
 MEANINGS = {
     Bound.COMPUTE: "its intensity is past the ridge, so the peak rate is its roof",
     Bound.MEMORY: "its intensity is short of the ridge, so the memory bandwidth is its roof",
-    Bound.CACHE: "its bytes fit in the cache and its intensity is short of the ridge the "
+    Bound.CACHE: "its arrays fit in the cache and its intensity is short of the ridge the "
     "cache's bandwidth sets, so that bandwidth is its roof",
     Bound.RIDGE: f"its intensity is within a factor of {NEAR_RIDGE:g} of the ridge, which moves "
     "between measurements, so either roof may bind",
