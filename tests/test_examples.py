@@ -1,5 +1,6 @@
 """The programs of examples/ run as a reader runs them: --quick, and bad input."""
 
+import json
 import re
 import subprocess
 import sys
@@ -21,7 +22,7 @@ def run(name: str, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_every_example_is_tested_here():
-    tested = {"pairwise_distances", "why_recompile", "fusion_report", "roofline"}
+    tested = {"pairwise_distances", "why_recompile", "fusion_report", "roofline", "step_audit"}
     assert {p.stem for p in EXAMPLES.glob("*.py")} == tested
 
 
@@ -107,6 +108,9 @@ def test_roofline_places_the_pages_v2_as_the_page_counts_it():
         ("fusion_report", ["math:nothing", "--args", "1.0"], "module 'math' has no function"),
         ("roofline", ["math:sin", "--args", "1.0"], "cannot jit math:sin for these arguments"),
         ("fusion_report", ["math:sin", "--args", "1 +"], "cannot evaluate the arguments"),
+        ("step_audit", ["math:pi"], "module 'math' has no function 'pi'"),
+        ("step_audit", ["math:sin"], "math:sin() failed: TypeError"),
+        ("step_audit", ["math:nan"], "module 'math' has no function 'nan'"),
     ],
 )
 def test_bad_input_is_one_line_and_status_two(name, args, said):
@@ -115,3 +119,19 @@ def test_bad_input_is_one_line_and_status_two(name, args, said):
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [done.stderr.strip()]
     assert said in done.stderr
+
+
+def test_step_audit_finds_the_first_loops_waits_and_extra_compilation_not_the_last():
+    done = run("step_audit", "--quick", "--json")
+    assert done.returncode == 0, done.stderr
+    first, last = json.loads(done.stdout).values()
+    assert first["waits"]
+    assert first["host_results"] >= 1  # float(loss)
+    assert first["numpy_inputs"] == 2
+    assert first["compilations_later"] >= 1  # the smaller last batch
+    assert first["share"] is None  # op by op: no one program to place
+    assert not last["waits"]
+    assert (last["host_results"], last["numpy_inputs"]) == (0, 0)
+    assert (last["compilations_first"], last["compilations_later"]) == (1, 0)
+    assert last["donated"] > 0
+    assert last["share"] > 0

@@ -96,15 +96,16 @@ def outermost(trace: Trace, events: list[dict]) -> list[dict]:
     """The events not nested in another of them on the same thread (a call of a jitted
     function records two nested events of one name)."""
 
-    def inside(inner: dict, outer: dict) -> bool:
-        return (
-            inner is not outer
-            and trace.thread_of(inner) == trace.thread_of(outer)
-            and outer["ts"] <= inner["ts"]
-            and inner["ts"] + inner.get("dur", 0) <= outer["ts"] + outer.get("dur", 0)
-        )
+    def end(event: dict) -> float:
+        return event["ts"] + event.get("dur", 0)
 
-    return [e for e in events if not any(inside(e, other) for other in events)]
+    kept, reach = set(), {}  # per thread: where the last event kept ends
+    for i in sorted(range(len(events)), key=lambda i: (events[i]["ts"], -end(events[i]))):
+        thread = trace.thread_of(events[i])
+        if end(events[i]) > reach.get(thread, float("-inf")):
+            kept.add(i)
+            reach[thread] = end(events[i])
+    return [e for i, e in enumerate(events) if i in kept]
 
 
 def milliseconds(events: list[dict]) -> list[float]:
@@ -163,14 +164,18 @@ class Timeline:
             _, ax = plt.subplots(figsize=(10, 2.8))
         rows = self.rows
         for series in self.series:
-            for event in series.events:
-                row = rows.index(self.trace.thread_of(event))
-                left = (event["ts"] - self.start) / 1e3
+            for row, thread in enumerate(rows):
+                events = [e for e in series.events if self.trace.thread_of(e) == thread]
+                lefts = [(e["ts"] - self.start) / 1e3 for e in events]
+                if not events:
+                    continue
                 if self.ticks(series):
-                    ax.vlines(left, row - 0.3, row + 0.3, color=series.colour, linewidth=1.5)
-                else:
-                    width = event.get("dur", 0) / 1e3
-                    ax.barh(row, width, left=left, height=0.6, color=series.colour, lw=0.5, ec="w")
+                    ax.vlines(lefts, row - 0.3, row + 0.3, color=series.colour, linewidth=1.5)
+                else:  # one call per row: a trace may hold thousands of events
+                    spans = [
+                        (left, e.get("dur", 0) / 1e3) for left, e in zip(lefts, events, strict=True)
+                    ]
+                    ax.broken_barh(spans, (row - 0.3, 0.6), color=series.colour, lw=0.5, ec="w")
         ax.set_yticks(range(len(rows)), row_labels(rows))
         ax.set_ylim(len(rows) - 0.5, -0.5)
         ax.set_xlabel("time since the first event drawn (ms)")

@@ -1,0 +1,185 @@
+"""Case study of the page `training-step`: a small classifier's training loop, as commonly
+written, and the same loop made fast one change at a time.
+
+Each `loop_*` runs one epoch: `(state, x, y) -> (state, losses)`, with `x` and `y` NumPy
+arrays, `state` the parameters and the optimizer state, `losses` the losses it fetched.
+"""
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+SIZES = (64, 64, 64, 64)  # inputs, two hidden layers, classes
+BATCH = 256
+EXAMPLES = 8 * BATCH + 100  # 8 full batches, then a smaller one of 100
+LOG_EVERY = 4  # the fast loops fetch the loss every LOG_EVERY steps
+optimizer = optax.adam(1e-3)
+
+
+def synthetic_data(seed: int = 0, examples: int = EXAMPLES) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs and integer labels, the labels set by a random linear teacher."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((examples, SIZES[0]), dtype=np.float32)
+    teacher = rng.standard_normal((SIZES[0], SIZES[-1]), dtype=np.float32)
+    return x, np.argmax(x @ teacher, axis=1).astype(np.int32)
+
+
+def init_state(seed: int = 0) -> tuple[list, optax.OptState]:
+    """The parameters, a list of (weights, bias) per layer, and adam's state for them."""
+    keys = jax.random.split(jax.random.key(seed), len(SIZES) - 1)
+    params = [
+        (jax.random.normal(k, (m, n)) * jnp.sqrt(2.0 / m), jnp.zeros(n))
+        for k, m, n in zip(keys, SIZES[:-1], SIZES[1:], strict=True)
+    ]
+    return params, optimizer.init(params)
+
+
+def loss_fn(params, x, y):
+    """The mean cross-entropy of a ReLU network's logits."""
+    for w, b in params[:-1]:
+        x = jax.nn.relu(x @ w + b)
+    w, b = params[-1]
+    logits = x @ w + b
+    return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
+
+
+def batches(x, y, drop_last: bool = False):
+    """Consecutive batches of BATCH examples; the last one smaller unless `drop_last`."""
+    stop = len(x) - len(x) % BATCH if drop_last else len(x)
+    for start in range(0, stop, BATCH):
+        yield x[start : start + BATCH], y[start : start + BATCH]
+
+
+# The loop as commonly written: the gradient jitted, the optimizer's update run op by op,
+# every batch converted from NumPy inside the step, the loss fetched at every step.
+loss_and_grad = jax.jit(jax.value_and_grad(loss_fn))
+
+
+def update_eager(state, xb, yb):
+    params, opt_state = state
+    loss, grads = loss_and_grad(params, jnp.asarray(xb), jnp.asarray(yb))
+    updates, opt_state = optimizer.update(grads, opt_state, params)
+    return (optax.apply_updates(params, updates), opt_state), float(loss)
+
+
+def loop_eager(state, x, y):
+    losses = []
+    for xb, yb in batches(x, y):
+        state, loss = update_eager(state, xb, yb)
+        losses.append(loss)
+    return state, losses
+
+
+# One change at a time.
+def train_step(state, xb, yb):
+    """The whole update: loss, gradient, the optimizer's update, the new parameters."""
+    params, opt_state = state
+    loss, grads = jax.value_and_grad(loss_fn)(params, xb, yb)
+    updates, opt_state = optimizer.update(grads, opt_state, params)
+    return (optax.apply_updates(params, updates), opt_state), loss
+
+
+step_jit = jax.jit(train_step)
+
+
+def update_jit(state, xb, yb):
+    state, loss = step_jit(state, xb, yb)
+    return state, float(loss)
+
+
+def loop_jit(state, x, y):
+    """The whole update under one jit; still a NumPy batch and a fetched loss per step."""
+    losses = []
+    for xb, yb in batches(x, y):
+        state, loss = update_jit(state, xb, yb)
+        losses.append(loss)
+    return state, losses
+
+
+def loop_on_device(step, state, x, y, drop_last: bool = False):
+    """Each batch put on the device, the loss kept there and fetched every LOG_EVERY steps."""
+    losses, pending = [], []
+    for xb, yb in batches(x, y, drop_last):
+        state, loss = step(state, jax.device_put(xb), jax.device_put(yb))
+        pending.append(loss)
+        if len(pending) == LOG_EVERY:
+            losses += jax.device_get(pending)
+            pending = []
+    return state, losses + jax.device_get(pending)
+
+
+step_donated = jax.jit(train_step, donate_argnums=0)
+loop_no_sync = partial(loop_on_device, step_jit)
+loop_one_shape = partial(loop_on_device, step_jit, drop_last=True)
+loop_donated = partial(loop_on_device, step_donated, drop_last=True)
+
+
+@partial(jax.jit, donate_argnums=0)
+def steps_scanned(state, xs, ys):
+    """`len(xs)` steps in one dispatch: a lax.scan of train_step over stacked batches."""
+    return jax.lax.scan(lambda s, batch: train_step(s, *batch), state, (xs, ys))
+
+
+def stacked(x, y):
+    """Groups of LOG_EVERY full batches, each stacked into one array: (LOG_EVERY, BATCH, ...)."""
+    group = BATCH * LOG_EVERY
+    for start in range(0, len(x) - len(x) % group, group):
+        yield (
+            x[start : start + group].reshape(LOG_EVERY, BATCH, -1),
+            y[start : start + group].reshape(LOG_EVERY, BATCH),
+        )
+
+
+def loop_scanned(state, x, y):
+    """LOG_EVERY steps per dispatch, their batches put on the device together."""
+    losses = []
+    for xs, ys in stacked(x, y):
+        state, chunk = steps_scanned(state, jax.device_put(xs), jax.device_put(ys))
+        losses += list(jax.device_get(chunk))
+    return state, losses
+
+
+def loop_prefetched(state, x, y):
+    """As `loop_donated`, the next batch put on the device before the step is dispatched."""
+    losses, pending = [], []
+    ahead = iter(batches(x, y, drop_last=True))
+    following = jax.device_put(next(ahead))
+    for batch in ahead:
+        current, following = following, jax.device_put(batch)
+        state, loss = step_donated(state, *current)
+        pending.append(loss)
+        if len(pending) == LOG_EVERY:
+            losses += jax.device_get(pending)
+            pending = []
+    state, loss = step_donated(state, *following)
+    return state, losses + jax.device_get([*pending, loss])
+
+
+def epochs(loop, seed: int = 0):
+    """A call that trains one more epoch with `loop` each time: the state stays inside."""
+    x, y = synthetic_data(seed)
+    state = init_state(seed)
+
+    def epoch():
+        nonlocal state
+        state, _ = loop(state, x, y)
+        return state
+
+    return epoch
+
+
+def as_written():
+    """The first loop, for `examples/step_audit.py`: its update and one epoch's batches."""
+    x, y = synthetic_data()
+    return update_eager, init_state(), list(batches(x, y))
+
+
+def made_fast():
+    """The last loop, for `examples/step_audit.py`: the scanned update, its groups of
+    batches on the device, LOG_EVERY steps a call."""
+    x, y = synthetic_data()
+    groups = [tuple(jax.device_put(a) for a in group) for group in stacked(x, y)]
+    return steps_scanned, init_state(), groups, LOG_EVERY
