@@ -134,12 +134,15 @@ def stacked(x, y):
 
 
 def loop_scanned(state, x, y):
-    """LOG_EVERY steps per dispatch, their batches put on the device together."""
-    losses = []
+    """LOG_EVERY steps per dispatch, their batches put on the device together; each group's
+    losses fetched once the next group is dispatched, so the host never waits for the last."""
+    losses, previous = [], None
     for xs, ys in stacked(x, y):
         state, chunk = steps_scanned(state, jax.device_put(xs), jax.device_put(ys))
-        losses += list(jax.device_get(chunk))
-    return state, losses
+        if previous is not None:
+            losses += list(jax.device_get(previous))
+        previous = chunk
+    return state, losses + list(jax.device_get(previous))
 
 
 def loop_prefetched(state, x, y):
