@@ -175,6 +175,7 @@ def matrix(session: nox.Session) -> None:
     session.install(*CONSTRAINTS, "-e", ".")
     for release in session.posargs or RELEASES:
         session.install(*CONSTRAINTS, *_jax(release))
+        session.install(*_jax(release), "optax")  # an optax that runs there, if one does
         _claims(session)
 
 

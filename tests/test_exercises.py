@@ -21,6 +21,7 @@ def test_unanswered_exercises_say_so():
             exercises.check_prediction,
             lambda answer: exercises.check_fusion_report(answer, None),
             exercises.check_safe_distance,
+            lambda answer: exercises.check_loop(answer, None),
         ],
         start=1,
     ):
@@ -42,6 +43,7 @@ def test_exercise_3_asks_for_h2_once_the_report_is_right():
         (exercises.check_prediction, (solutions.predicted_compiles,)),
         (exercises.check_fusion_report, (solutions.fusion_report, solutions.h2)),
         (exercises.check_safe_distance, (solutions.safe_pairwise_distance,)),
+        (exercises.check_loop, (solutions.waits, solutions.recompiles_at)),
     ],
 )
 def test_reference_solutions_pass(check, answer):
@@ -353,3 +355,37 @@ def test_a_distance_that_is_not_zero_where_points_coincide_is_rejected(epsilon_a
     result = exercises.check_safe_distance(epsilon_answer)
     assert result.passed is False
     assert "exactly 0" in result.sentence
+
+
+@pytest.mark.parametrize(
+    ("waits", "recompiles_at"),
+    [([4, 3], 8), ((3, 4), 8.0), (frozenset({3, 4}), np.int64(8)), (np.array([3, 4]), 8)],
+)
+def test_the_right_loop_answer_written_another_way_passes(waits, recompiles_at):
+    assert exercises.check_loop(waits, recompiles_at).passed is True
+
+
+@pytest.mark.parametrize(
+    ("waits", "recompiles_at", "said"),
+    [
+        ({3}, 8, "the host also waits at line 4"),
+        ({2, 3, 4}, 8, "the host does not wait at line 2"),
+        ({1, 3, 4, 5}, 8, "the host does not wait at lines 1, 5"),
+        ({3, 4}, 7, "does not compile again at batch 7"),
+        ({3, 4}, 0, "does not compile again at batch 0"),
+    ],
+)
+def test_a_wrong_loop_answer_is_rejected_with_what_is_wrong(waits, recompiles_at, said):
+    result = exercises.check_loop(waits, recompiles_at)
+    assert result.passed is False
+    assert said in result.sentence
+
+
+@pytest.mark.parametrize(
+    ("waits", "recompiles_at"),
+    [("34", 8), (3, 8), ({3.5, 4}, 8), ({3, 4}, "8"), ({3, 4}, True), ({3, 4}, 8.5)],
+)
+def test_a_loop_answer_of_the_wrong_kind_is_rejected_before_running(waits, recompiles_at):
+    result = exercises.check_loop(waits, recompiles_at)
+    assert result.passed is False
+    assert "should" in result.sentence

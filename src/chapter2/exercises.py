@@ -1,4 +1,4 @@
-"""Self-checks of the four exercises: each says, in one sentence, what is right or wrong.
+"""Self-checks of the five exercises: each says, in one sentence, what is right or wrong.
 
 A check takes the reader's answer (None when it is not defined yet) and returns a
 `SelfCheck`. The reference solutions are in `chapter2.solutions`.
@@ -344,4 +344,107 @@ def check_safe_distance(safe_pairwise_distance: Callable | None) -> SelfCheck:
         )
     return SelfCheck(
         4, True, "the distances match, and the gradients in X and in Y are finite and right."
+    )
+
+
+# Exercise 5's loop: batches of 256 rows, then one of 100.
+LOOP_BATCHES = (256,) * 8 + (100,)
+
+
+def _loop_step(w, xb):
+    loss, grad = jax.value_and_grad(lambda w: jnp.mean((xb @ w) ** 2))(w)
+    return w - 0.01 * grad, loss
+
+
+# line -> what it does to a step's fresh result (w, loss), as the exercise's loop writes it;
+# line 1 is the step's dispatch itself
+LOOP_LINES = {
+    1: lambda _w, _loss, _history: None,
+    2: lambda _w, loss, history: history.append(loss),
+    3: lambda _w, loss, _history: f"step 0: {loss:.3f}",
+    4: lambda _w, loss, _history: min(float("inf"), loss),
+    5: lambda w, _loss, _history: jnp.sum(w),
+}
+
+
+def loop_waits() -> set[int]:
+    """The lines of exercise 5's loop after which a step's result is ready: they waited.
+    Line 1 dispatches the step; each line runs on a step large enough to be still running."""
+    step = jax.jit(_loop_step)
+    w, xb = jnp.ones((512, 512)), jnp.ones((4096, 512))
+    done = jax.block_until_ready(step(w, xb))  # compiled
+    for operation in LOOP_LINES.values():
+        operation(*done, [])  # whatever a line compiles, compiled before it is timed
+    return {line for line, op in LOOP_LINES.items() if _ready_after(op, step, w, xb)}
+
+
+def _ready_after(operation: Callable, step: Callable, w, xb) -> bool:
+    """Whether a freshly dispatched step's loss is ready once `operation` has run on it."""
+    new_w, loss = step(w, xb)
+    operation(new_w, loss, [])
+    ready = loss.is_ready()
+    jax.block_until_ready((new_w, loss))
+    return ready
+
+
+def loop_recompiles_at() -> list[int]:
+    """The indices of exercise 5's batches at which `step` compiled after its first call."""
+
+    @jax.jit
+    def step(w, xb):  # a new function each time: its compilations are its own
+        return _loop_step(w, xb)
+
+    w, found = jnp.ones((64, 64)), []
+    with CompileCounter("step") as counter:
+        for i, rows in enumerate(LOOP_BATCHES):
+            before = counter.count
+            w, _ = step(w, jnp.ones((rows, 64)))
+            if i > 0 and counter.count > before:
+                found.append(i)
+    return found
+
+
+def _whole(value) -> bool:
+    return not isinstance(value, bool | str) and (
+        isinstance(value, numbers.Integral)
+        or (isinstance(value, numbers.Real) and float(value).is_integer())
+    )
+
+
+def _lines(numbers: set[int]) -> str:
+    return ("line " if len(numbers) == 1 else "lines ") + ", ".join(map(str, sorted(numbers)))
+
+
+def check_loop(waits, recompiles_at) -> SelfCheck:
+    """Exercise 5: the lines of the loop that wait for the device, and the index of the batch
+    at which `step` compiles again."""
+    if waits is None or recompiles_at is None:
+        return _unanswered(5, "waits and recompiles_at", " = {line numbers} and <an index>")
+    try:
+        lines = {int(n) for n in waits if _whole(n)}
+        complete = len(lines) == len(list(waits))
+    except TypeError:
+        complete = False
+    if isinstance(waits, str) or not complete:
+        return SelfCheck(5, False, f"waits should hold line numbers, such as {{1, 2}}: {waits!r}.")
+    if not _whole(recompiles_at):
+        return SelfCheck(5, False, f"recompiles_at should be a batch index, not {recompiles_at!r}.")
+    measured, again = loop_waits(), loop_recompiles_at()
+    wrong = []
+    if lines - measured:
+        wrong.append(
+            f"the host does not wait at {_lines(lines - measured)}: work is only dispatched "
+            "there, or an array kept"
+        )
+    if measured - lines:
+        wrong.append(f"the host also waits at {_lines(measured - lines)}: a value is needed there")
+    if [int(recompiles_at)] != again:
+        wrong.append(
+            f"step does not compile again at batch {int(recompiles_at)}: which batch has "
+            "another shape?"
+        )
+    if wrong:
+        return SelfCheck(5, False, "; ".join(wrong) + ".")
+    return SelfCheck(
+        5, True, f"{_lines(measured)} wait, and batch {again[0]} compiles the step again."
     )

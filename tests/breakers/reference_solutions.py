@@ -4,6 +4,7 @@ import jax
 import jax.numpy as jnp
 from jax.extend.core.primitives import jit_p
 
+from breakers.async_dispatch import compiles_on_every_call
 from breakers.shared import xla_options
 
 
@@ -35,4 +36,5 @@ BREAKERS = {
     "exercise-target-histogram": nested_jit_named_pjit,
     "exercise-compile-sequence": float64_not_canonicalized,
     "exercise-barrier-traffic": xla_options(xla_disable_hlo_passes="fusion"),
+    "exercise-loop-waits": compiles_on_every_call,
 }

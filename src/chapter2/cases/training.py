@@ -5,6 +5,7 @@ Each `loop_*` runs one epoch: `(state, x, y) -> (state, losses)`, with `x` and `
 arrays, `state` the parameters and the optimizer state, `losses` the losses it fetched.
 """
 
+import itertools
 from functools import partial
 
 import jax
@@ -14,8 +15,8 @@ import optax
 
 SIZES = (64, 64, 64, 64)  # inputs, two hidden layers, classes
 BATCH = 256
-EXAMPLES = 8 * BATCH + 100  # 8 full batches, then a smaller one of 100
-LOG_EVERY = 4  # the fast loops fetch the loss every LOG_EVERY steps
+EXAMPLES = 4 * BATCH + 100  # 4 full batches, then a smaller one of 100
+LOG_EVERY = 2  # the fast loops fetch the loss every LOG_EVERY steps
 optimizer = optax.adam(1e-3)
 
 
@@ -28,11 +29,15 @@ def synthetic_data(seed: int = 0, examples: int = EXAMPLES) -> tuple[np.ndarray,
 
 
 def init_state(seed: int = 0) -> tuple[list, optax.OptState]:
-    """The parameters, a list of (weights, bias) per layer, and adam's state for them."""
-    keys = jax.random.split(jax.random.key(seed), len(SIZES) - 1)
+    """The parameters, a list of (weights, bias) per layer, drawn on the host (He
+    initialization), and Adam's state for them."""
+    rng = np.random.default_rng(seed)
     params = [
-        (jax.random.normal(k, (m, n)) * jnp.sqrt(2.0 / m), jnp.zeros(n))
-        for k, m, n in zip(keys, SIZES[:-1], SIZES[1:], strict=True)
+        (
+            jnp.asarray(rng.standard_normal((m, n), np.float32) * np.sqrt(2 / m, dtype=np.float32)),
+            jnp.zeros(n),
+        )
+        for m, n in itertools.pairwise(SIZES)
     ]
     return params, optimizer.init(params)
 
@@ -74,10 +79,10 @@ def loop_eager(state, x, y):
 
 
 # One change at a time.
-def train_step(state, xb, yb):
+def train_step(state, xb, yb, loss=loss_fn):
     """The whole update: loss, gradient, the optimizer's update, the new parameters."""
     params, opt_state = state
-    loss, grads = jax.value_and_grad(loss_fn)(params, xb, yb)
+    loss, grads = jax.value_and_grad(loss)(params, xb, yb)
     updates, opt_state = optimizer.update(grads, opt_state, params)
     return (optax.apply_updates(params, updates), opt_state), loss
 

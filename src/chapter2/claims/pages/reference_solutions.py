@@ -73,3 +73,14 @@ def _barrier_traffic() -> Observation:
         f"512 × 512 intermediate are {2 * t.size * 4:,}), with "
         f"{'identical' if same else 'different'} values.",
     )
+
+
+@claim("exercise-loop-waits", rests_on=("float-loss-waits", "ragged-batch-compiles-again"))
+def _loop_waits() -> Observation:
+    waits, again = sorted(exercises.loop_waits()), exercises.loop_recompiles_at()
+    return Observation(
+        expected={"lines that wait": [3, 4], "batches that compile again": [8]},
+        observed={"lines that wait": waits, "batches that compile again": again},
+        said=f"Exercise 5's lines run on a step still in progress: lines {waits} left its "
+        f"result ready; step compiled again at batch {again}.",
+    )

@@ -3,14 +3,19 @@ transfers, compilations and donated buffers."""
 
 import jax
 
+from chapter2.cannot_check import CannotCheck
 from chapter2.claims.registry import Observation, claim, counted
 from chapter2.compiles import CompileCounter
 
 
 def _training():
-    """The page's training code: imported when a check runs, as it needs optax."""
-    from chapter2.cases import training  # noqa: PLC0415
-
+    """The page's training code, imported when a check runs: it needs an optax that runs on
+    this JAX, which old releases have not."""
+    try:
+        from chapter2.cases import training  # noqa: PLC0415
+    except ImportError as err:
+        msg = f"the page's training loop needs optax, which cannot run here: {err}"
+        raise CannotCheck(msg) from err
     return training
 
 
@@ -140,8 +145,8 @@ def _deleted() -> Observation:
     error = _raises(lambda: add(state))
     deleted = all(leaf.is_deleted() for leaf in jax.tree.leaves(state))
     return Observation(
-        expected={"reuse raises": "RuntimeError", "deleted": True},
-        observed={"reuse raises": error, "deleted": deleted},
+        expected={"reuse raises": True, "deleted": True},
+        observed={"reuse raises": error is not None, "deleted": deleted, "error": error},
         said="A jitted function with donate_argnums=0, called twice on the same state: "
         + (f"the second call raised {error}" if error else "the second call ran")
         + "; the state's arrays were "
