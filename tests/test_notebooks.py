@@ -29,6 +29,7 @@ ANSWERS = {  # the exercise whose answer cell a reference solution fills, by its
     "# Your answer: define safe_pairwise_distance": (
         "from chapter2.solutions import safe_pairwise_distance"
     ),
+    "# Your answer: waits": "from chapter2.solutions import recompiles_at, waits",
 }
 
 

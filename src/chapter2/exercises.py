@@ -419,7 +419,7 @@ def check_loop(waits, recompiles_at) -> SelfCheck:
     """Exercise 5: the lines of the loop that wait for the device, and the index of the batch
     at which `step` compiles again."""
     if waits is None or recompiles_at is None:
-        return _unanswered(5, "waits and recompiles_at", " = {line numbers} and <an index>")
+        return _unanswered(5, "waits = {<line numbers>} and recompiles_at", " = <an index>")
     try:
         lines = {int(n) for n in waits if _whole(n)}
         complete = len(lines) == len(list(waits))

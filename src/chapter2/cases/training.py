@@ -42,13 +42,17 @@ def init_state(seed: int = 0) -> tuple[list, optax.OptState]:
     return params, optimizer.init(params)
 
 
-def loss_fn(params, x, y):
-    """The mean cross-entropy of a ReLU network's logits."""
+def forward(params, x):
+    """A ReLU network's logits."""
     for w, b in params[:-1]:
         x = jax.nn.relu(x @ w + b)
     w, b = params[-1]
-    logits = x @ w + b
-    return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
+    return x @ w + b
+
+
+def loss_fn(params, x, y):
+    """The mean cross-entropy of the logits."""
+    return optax.softmax_cross_entropy_with_integer_labels(forward(params, x), y).mean()
 
 
 def batches(x, y, drop_last: bool = False):
@@ -105,15 +109,16 @@ def loop_jit(state, x, y):
 
 
 def loop_on_device(step, state, x, y, drop_last: bool = False):
-    """Each batch put on the device, the loss kept there and fetched every LOG_EVERY steps."""
-    losses, pending = [], []
+    """Each batch put on the device; the losses kept there and fetched LOG_EVERY steps late,
+    so the host never waits for a step it has just dispatched."""
+    on_device, fetched = [], []
     for xb, yb in batches(x, y, drop_last):
         state, loss = step(state, jax.device_put(xb), jax.device_put(yb))
-        pending.append(loss)
-        if len(pending) == LOG_EVERY:
-            losses += jax.device_get(pending)
-            pending = []
-    return state, losses + jax.device_get(pending)
+        on_device.append(loss)
+        if len(on_device) == 2 * LOG_EVERY:  # fetch the older half
+            fetched += jax.device_get(on_device[:LOG_EVERY])
+            del on_device[:LOG_EVERY]
+    return state, fetched + jax.device_get(on_device)
 
 
 step_donated = jax.jit(train_step, donate_argnums=0)
@@ -152,28 +157,31 @@ def loop_scanned(state, x, y):
 
 def loop_prefetched(state, x, y):
     """As `loop_donated`, the next batch put on the device before the step is dispatched."""
-    losses, pending = [], []
-    ahead = iter(batches(x, y, drop_last=True))
+    on_device, fetched = [], []
+    ahead = batches(x, y, drop_last=True)
     following = jax.device_put(next(ahead))
     for batch in ahead:
         current, following = following, jax.device_put(batch)
         state, loss = step_donated(state, *current)
-        pending.append(loss)
-        if len(pending) == LOG_EVERY:
-            losses += jax.device_get(pending)
-            pending = []
+        on_device.append(loss)
+        if len(on_device) == 2 * LOG_EVERY:
+            fetched += jax.device_get(on_device[:LOG_EVERY])
+            del on_device[:LOG_EVERY]
     state, loss = step_donated(state, *following)
-    return state, losses + jax.device_get([*pending, loss])
+    return state, fetched + jax.device_get([*on_device, loss])
 
 
 def epochs(loop, seed: int = 0):
-    """A call that trains one more epoch with `loop` each time: the state stays inside."""
+    """A call that trains one more epoch with `loop` each time, on the examples shuffled
+    anew (so a dropped last batch leaves out other examples each time); the state stays
+    inside."""
     x, y = synthetic_data(seed)
-    state = init_state(seed)
+    state, rng = init_state(seed), np.random.default_rng(seed)
 
     def epoch():
         nonlocal state
-        state, _ = loop(state, x, y)
+        order = rng.permutation(len(x))
+        state, _ = loop(state, x[order], y[order])
         return state
 
     return epoch
