@@ -39,18 +39,21 @@ UNLINKED = {
 }
 
 
-def addresses() -> dict[str, str]:
-    """Every name of the committed inventories and its address, as intersphinx reads them."""
+def addresses(domain: str) -> dict[str, str]:
+    """Every name of a domain (`py`: objects, `std`: pages) in the committed inventories, and
+    its address, as intersphinx reads them."""
     found = {}
     for source in sorted(INVENTORIES.glob("*.json")):
         base = json.loads(source.read_text())["addresses"]
         with source.with_suffix(".inv").open("rb") as stream:
             inventory = InventoryFile.load(stream, base, posixpath.join)
-        found |= {name: item.uri for items in inventory.values() for name, item in items.items()}
+        for kind, items in inventory.items():
+            if kind.startswith(f"{domain}:"):
+                found |= {name: item.uri for name, item in items.items()}
     return found
 
 
-ADDRESSES = addresses()
+ADDRESSES = addresses("py")
 
 
 @functools.cache
@@ -143,7 +146,7 @@ def test_a_link_in_code_names_what_it_opens(page):
 
 def test_every_link_into_a_reference_is_one_its_inventory_holds():
     bases = [json.loads(p.read_text())["addresses"] for p in INVENTORIES.glob("*.json")]
-    known = set(ADDRESSES.values())
+    known = {*ADDRESSES.values(), *addresses("std").values()}
     stray = {}
     for path in sorted(HTML.glob("*.html")):
         hrefs = {a["href"] for a in BeautifulSoup(path.read_text(), "html.parser").find_all("a")}
@@ -229,6 +232,11 @@ def test_one_command_makes_an_inventory_that_intersphinx_reads(tmp_path):
     (clone / "docs" / "jax.rst").write_text(
         ".. currentmodule:: jax\n\n.. autosummary::\n   :toctree: _autosummary\n\n   jit\n"
     )
+    (clone / "docs" / "guides").mkdir()
+    (clone / "docs" / "guides" / "profiling.md").write_text(
+        "---\njupytext: {}\n---\n\n```python\n# a comment, not a title\n```\n\n# Profiling\n"
+    )
+    (clone / "docs" / "README.md").write_text("# Not a page of the site\n")
     (clone / "pyproject.toml").write_text('[project]\nname = "jax"\nversion = "9.9.9"\n')
     out = tmp_path / "inventories"
     assert inventory.main(["jax", str(clone), "--commit", "abc", "--out", str(out)]) == 0
@@ -238,6 +246,10 @@ def test_one_command_makes_an_inventory_that_intersphinx_reads(tmp_path):
     assert source["addresses"] == "https://docs.jax.dev/en/latest/"
     with (out / "jax.inv").open("rb") as stream:
         read = InventoryFile.load(stream, source["addresses"], posixpath.join)
-    assert {name: item.uri for items in read.values() for name, item in items.items()} == {
+    assert {name: item.uri for name, item in read["py:function"].items()} == {
         "jax.jit": "https://docs.jax.dev/en/latest/_autosummary/jax.jit.html#jax.jit"
+    }
+    pages = {name: (item.uri, item.display_name) for name, item in read["std:doc"].items()}
+    assert pages == {
+        "guides/profiling": ("https://docs.jax.dev/en/latest/guides/profiling.html", "Profiling"),
     }

@@ -7,21 +7,26 @@
 The reference's pages say what they document with Sphinx directives: `autosummary` with a
 `:toctree:` (a page per name), `automodule`, `autoclass` with `:members:`, `autofunction`
 and `data`. Each documented name goes in with its page; the installed library says what kind
-of object it is. Written to data/inventories/NAME.inv, a Sphinx inventory of version 1
-(plain text, a name a line, so that a new one reads as a diff), and NAME.json: where the
-names came from, the published reference their addresses point into (SOURCES), and where
-the installed library defines the classes it documents under other names.
+of object it is. Each page of the documentation goes in too, under its title, so that a
+book's page can link a guide (`<inv:jax:std:doc#profiling>`) and the build fails if the guide
+is gone. Written to data/inventories/NAME.inv, a Sphinx inventory of version 2 (version 1
+holds no pages; `python -m sphinx.ext.intersphinx data/inventories/NAME.inv` prints it as
+text, to compare two), and NAME.json: where the names came from, the published reference
+their addresses point into (SOURCES), and where the installed library defines the classes it
+documents under other names.
 """
 
 import argparse
 import importlib
 import importlib.metadata
 import inspect
+import itertools
 import json
 import re
 import subprocess
 import sys
 import tomllib
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -166,6 +171,37 @@ def inventory(pages: Path) -> dict[str, tuple[str, str]]:
     return found
 
 
+def guides(pages: Path) -> dict[str, str]:
+    """{page: title} for each Markdown and reStructuredText page under `pages` with a title."""
+    titles = {}
+    for path in sorted([*pages.rglob("*.md"), *pages.rglob("*.rst")]):
+        lines = path.read_text().splitlines()
+        if path.suffix == ".md":  # the first heading outside code fences
+            fenced = itertools.accumulate(line.startswith(("```", "~~~")) for line in lines)
+            heading = next((a[2:] for a, f in zip(lines, fenced) if a.startswith("# ")
+                            and f % 2 == 0), None)
+        else:  # the first line underlined by a line of one repeated character as long
+            heading = next(
+                (a for a, b in itertools.pairwise(lines) if a.strip() and len(set(b)) == 1
+                 and b[0] in "=-#*~" and len(b) >= len(a.rstrip())),
+                None,
+            )
+        if heading and path.stem != "README":
+            titles[path.relative_to(pages).with_suffix("").as_posix()] = heading.strip()
+    return titles
+
+
+def inventory_lines(found: dict[str, tuple[str, str]], pages: dict[str, str]) -> list[str]:
+    """Version 2's lines: `name domain:role priority address title` ('-': the name)."""
+    lines = []
+    for name, (kind_, address) in sorted(found.items()):
+        role = {"mod": "module"}.get(kind_, kind_)
+        anchor = f"module-{name}" if kind_ == "mod" else name
+        lines.append(f"{name} py:{role} 1 {address}#{anchor} -")
+    lines += [f"{page} std:doc -1 {page}.html {title}" for page, title in sorted(pages.items())]
+    return lines
+
+
 def defined_in(found: dict[str, tuple[str, str]]) -> dict[str, str]:
     """{where a documented class is defined: its documented name}, where the two differ
     (`jax._src.profiler.TraceAnnotation`: jax.profiler.TraceAnnotation). sphinx-codeautolink
@@ -221,19 +257,23 @@ def main(argv: list[str] | None = None) -> int:
     for key in ("addresses", "version"):
         source[key] = source[key].format(minor=minor, version=version)
     found = inventory(args.clone / source["pages"])
+    pages = guides(args.clone / source["pages"])
     source["commit"] = args.commit or commit_of(args.clone)
     source["source_version"] = source_version(args.clone, args.library)
     source["defined_in"] = defined_in(found)
-    lines = [
-        "# Sphinx inventory version 1",
+    header = [
+        "# Sphinx inventory version 2",
         f"# Project: {source['project']}",
         f"# Version: {source['version']}",
-        *(f"{name} {kind_} {address}" for name, (kind_, address) in sorted(found.items())),
+        "# The remainder of this file is compressed using zlib.",
     ]
+    body = "".join(f"{line}\n" for line in inventory_lines(found, pages))
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{args.library}.inv").write_text("\n".join(lines) + "\n")
+    (args.out / f"{args.library}.inv").write_bytes(
+        "".join(f"{line}\n" for line in header).encode() + zlib.compress(body.encode())
+    )
     (args.out / f"{args.library}.json").write_text(json.dumps(source, indent=2) + "\n")
-    print(f"{len(found)} names of {source['repository']} at {source['commit']}")
+    print(f"{len(found)} names, {len(pages)} pages of {source['repository']} at {source['commit']}")
     return 0
 
 
