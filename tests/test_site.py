@@ -10,6 +10,7 @@ import pytest
 from book.dependencies import code_cells
 from book.record import checks_run, read_record
 from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, ROOT, toctree
+from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
@@ -518,3 +519,16 @@ def test_no_string_of_the_package_types_a_fact_of_the_machine():
 def test_a_typed_fact_of_the_machine_is_caught(typed):
     assert TYPED_MACHINE_FACT.search(typed)
     assert not TYPED_MACHINE_FACT.search("a 16 MB matrix, twice the ridge")
+
+
+@pytest.mark.parametrize("page", CHAPTER)
+def test_each_chapter_section_ends_with_further_reading_in_jaxs_documentation(site, page):
+    article = BeautifulSoup(site[f"{page}.html"], "html.parser").find("article")
+    last = article.find_all("section")[-1]
+    heading = last.find("h2")
+    for number in heading.select("span.section-number"):
+        number.decompose()
+    assert heading.get_text().rstrip("#") == "Further reading", page
+    guides = [a["href"] for a in last.find_all("a", href=True)
+              if a["href"].startswith("https://docs.jax.dev/")]
+    assert len(guides) >= 2, (page, guides)
