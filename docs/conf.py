@@ -89,6 +89,21 @@ html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,
     "home_page_in_toc": True,
+    # One search box, the sidebar's: pydata-sphinx-theme 0.20 puts another in its header
+    "navbar_persistent": [],
+    # The maintainers' pages are in neither the reader's contents nor search (each is an
+    # orphan with `no-search`); the overview and this footer link them.
+    "extra_footer": "<p>For maintainers: "
+    + " · ".join(
+        f'<a href="{page}.html">{title}</a>'
+        for page, title in [
+            ("claims-matrix", "statements under each JAX release"),
+            ("checks", "how each is checked"),
+            ("drift-report", "the book under other releases"),
+            ("execution-statistics", "execution statistics"),
+        ]
+    )
+    + "</p>",
 }
 html_last_updated_fmt = ""
 html_context = {"default_mode": "auto"}  # light or dark as the reader's system prefers

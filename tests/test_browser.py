@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from book.record import read_record
-from conftest import DOCS, HTML, PAGES, READING_ORDER
+from conftest import CHAPTER, DOCS, HTML, PAGES, READING_ORDER, toctree
 from helpers import make_site, serving
 from nbclient import NotebookClient
 
@@ -194,6 +194,25 @@ def test_search_finds_the_fusion_section(tab, served):
     tab.wait_for_selector("#search-results li a", timeout=15_000)
     links = tab.locator("#search-results li a").evaluate_all("els => els.map(e => e.href)")
     assert any(link.split("#")[0].endswith("/fusion.html") for link in links)
+
+
+def test_a_search_for_donate_lists_a_chapter_page_first_with_an_excerpt(tab, served):
+    tab.goto(f"{served}/search.html?q=donate")
+    tab.wait_for_selector("#search-results li p.context", timeout=15_000)
+    first = tab.locator("#search-results li").first
+    page = Path(first.locator("a").first.get_attribute("href").split("#")[0]).stem
+    assert page in [*CHAPTER, *toctree("Going further")], page
+    assert "donat" in first.locator("p.context").inner_text().lower()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_page_shows_one_search_box(browser, served, width):
+    with reader(browser, served, width=width) as page:
+        page.goto(f"{served}/fusion.html", wait_until="networkidle")
+        shown = page.locator(".search-button__button").evaluate_all(
+            "els => els.filter(e => e.checkVisibility({visibilityProperty: true})).length"
+        )
+    assert shown == 1
 
 
 @pytest.mark.parametrize(("name", "inside"), [("quiz", "a"), ("exercises", "pre")])

@@ -17,7 +17,7 @@ from conftest import DOCS, HTML, ROOT, toctree
 from sphinx.util.inventory import InventoryFile
 
 INVENTORIES = ROOT / "data" / "inventories"
-READER_PAGES = [p for p in ["index", *toctree()] if p not in toctree("For maintainers")]
+READER_PAGES = ["index", *toctree()]
 LIBRARIES = ("jax", "numpy", "scipy")
 
 # What the pages' code names that no reference links to, and why.

@@ -9,8 +9,8 @@ import nbformat
 import pytest
 from book.dependencies import code_cells
 from book.record import checks_run, read_record
-from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, ROOT, toctree
 from bs4 import BeautifulSoup
+from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, ROOT, toctree
 from markdown_it import MarkdownIt
 from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
@@ -175,21 +175,46 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
     assert f"v3's largest error on these points was {recorded['v3']:.2g}," in tf32
 
 
-# The reader's contents, part by part, and the build's records apart (index.md's toctrees).
+# The reader's contents, part by part (index.md's toctrees); the build's records stand apart.
 READER_PARTS = ["Getting started", "Chapter 2", "Going further", "Practice and reference"]
-RECORDS = "For maintainers"
 BUILD_PAGES = {"claims-matrix", "checks", "drift-report", "execution-statistics"}
 
 
-def test_the_readers_contents_hold_only_the_readers_pages_and_the_records_stand_apart():
+def test_the_readers_contents_hold_only_the_readers_pages():
     captions = re.findall(r"^:caption: (.*)$", (DOCS / "index.md").read_text(), re.M)
-    assert captions == [*READER_PARTS, RECORDS]
-    assert set(toctree(RECORDS)) == BUILD_PAGES
-    for part in READER_PARTS:
-        assert toctree(part), part
-        assert not set(toctree(part)) & BUILD_PAGES, f"{part} lists a page of the build's records"
-    listed = [page for part in [*READER_PARTS, RECORDS] for page in toctree(part)]
-    assert sorted(listed) == sorted(set(PAGES) - {"index"}), "a page is listed twice or not at all"
+    assert captions == READER_PARTS
+    listed = [page for part in READER_PARTS for page in toctree(part)]
+    assert sorted(listed) == sorted(set(PAGES) - {"index"} - BUILD_PAGES), (
+        "a page is listed twice or not at all"
+    )
+
+
+def test_the_maintainers_pages_are_built_linked_and_out_of_the_readers_sidebar_and_search(site):
+    index = (HTML / "searchindex.js").read_text()
+    searched = json.loads(re.search(r"Search.setIndex\((.*)\)", index, re.S)[1])
+    # Sphinx keeps a `no-search` page among the index's documents, with no title and no word
+    hidden = {i for i, page in enumerate(searched["docnames"]) if page in BUILD_PAGES}
+    assert len(hidden) == len(BUILD_PAGES)
+    assert {searched["titles"][i] for i in hidden} == {""}
+    found = [searched["terms"], searched["titleterms"]]
+    in_words = {
+        i
+        for terms in found
+        for pages in terms.values()
+        for i in ([pages] if isinstance(pages, int) else pages)
+    }
+    assert not hidden & in_words
+    assert len(in_words) > len(PAGES) / 2  # the index read as Sphinx writes it
+    for page in ["index", *toctree()]:
+        soup = BeautifulSoup(site[f"{page}.html"], "html.parser")
+        sidebar = {a["href"].split("#")[0] for a in soup.select(".bd-sidebar-primary a[href]")}
+        footer = {a["href"] for a in soup.select(".extra_footer a[href]")}
+        assert not {f"{p}.html" for p in BUILD_PAGES} & sidebar, page
+        assert footer == {f"{p}.html" for p in BUILD_PAGES}, page
+    overview = BeautifulSoup(site["overview.html"], "html.parser").find("article")
+    assert {f"{p}.html" for p in BUILD_PAGES} <= {
+        a["href"] for a in overview.find_all("a", href=True)
+    }
 
 
 def test_where_the_pages_compute_is_said_once_in_the_overview_not_on_each_page(site):
@@ -529,6 +554,9 @@ def test_each_chapter_section_ends_with_further_reading_in_jaxs_documentation(si
     for number in heading.select("span.section-number"):
         number.decompose()
     assert heading.get_text().rstrip("#") == "Further reading", page
-    guides = [a["href"] for a in last.find_all("a", href=True)
-              if a["href"].startswith("https://docs.jax.dev/")]
+    guides = [
+        a["href"]
+        for a in last.find_all("a", href=True)
+        if a["href"].startswith("https://docs.jax.dev/")
+    ]
     assert len(guides) >= 2, (page, guides)

@@ -178,12 +178,24 @@ def guides(pages: Path) -> dict[str, str]:
         lines = path.read_text().splitlines()
         if path.suffix == ".md":  # the first heading outside code fences
             fenced = itertools.accumulate(line.startswith(("```", "~~~")) for line in lines)
-            heading = next((a[2:] for a, f in zip(lines, fenced) if a.startswith("# ")
-                            and f % 2 == 0), None)
+            heading = next(
+                (
+                    a[2:]
+                    for a, f in zip(lines, fenced, strict=True)
+                    if a.startswith("# ") and f % 2 == 0
+                ),
+                None,
+            )
         else:  # the first line underlined by a line of one repeated character as long
             heading = next(
-                (a for a, b in itertools.pairwise(lines) if a.strip() and len(set(b)) == 1
-                 and b[0] in "=-#*~" and len(b) >= len(a.rstrip())),
+                (
+                    a
+                    for a, b in itertools.pairwise(lines)
+                    if a.strip()
+                    and len(set(b)) == 1
+                    and b[0] in "=-#*~"
+                    and len(b) >= len(a.rstrip())
+                ),
                 None,
             )
         if heading and path.stem != "README":
