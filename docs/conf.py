@@ -22,6 +22,7 @@ extensions = [
     "sphinx_copybutton",
     "sphinx.ext.intersphinx",
     "sphinx_codeautolink",
+    "sphinxext.opengraph",
     "book",
 ]
 exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints"]
@@ -106,6 +107,10 @@ html_theme_options = {
     + "</p>",
 }
 html_last_updated_fmt = ""
+# Each page's meta description (and Open Graph tags): its opening, up to 200 characters.
+ogp_site_url = html_baseurl
+ogp_description_length = 200
+ogp_social_cards = {"enable": False}  # no card image drawn per page
 html_context = {"default_mode": "auto"}  # light or dark as the reader's system prefers
 
 # The versioned site (nox -s site; docs/_ext/book/site.py): the JAX releases built into it,

@@ -560,3 +560,15 @@ def test_each_chapter_section_ends_with_further_reading_in_jaxs_documentation(si
         if a["href"].startswith("https://docs.jax.dev/")
     ]
     assert len(guides) >= 2, (page, guides)
+
+
+def test_every_page_has_a_meta_description_from_its_opening(site):
+    missing = {}
+    for page in PAGES:
+        soup = BeautifulSoup(site[f"{page}.html"], "html.parser")
+        meta = soup.find("meta", attrs={"name": "description"})
+        opening = "".join(soup.find("article").find("p").get_text().split())  # no spaces:
+        said = "".join(meta["content"].removesuffix("...").split()) if meta else ""  # one joins
+        if len(said) < 40 or not opening.startswith(said[:60]):
+            missing[page] = meta and meta["content"]
+    assert missing == {}
