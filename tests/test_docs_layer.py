@@ -362,8 +362,7 @@ def test_a_backend_note_says_whether_the_release_or_the_backend_made_the_differe
 
     record("0.11.2", "holds")
     record("0.12.0.1", "holds")
-    said = release_or_backend(tmp_path, "c", "0.11.2", "0.12.0.1")
-    assert said == "on the CPU, JAX 0.11.2 agrees with JAX 0.12.0.1 here: the GPU differs"
+    assert release_or_backend(tmp_path, "c", "0.11.2", "0.12.0.1") is None
     record("0.11.2", "drifted")
     said = release_or_backend(tmp_path, "c", "0.11.2", "0.12.0.1")
     assert said.endswith("(holds): the release and the backend both differ")

@@ -161,13 +161,19 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
             r'<div class="backend-note[^"]*">(.*?)</div>', site[f"{name}.html"], re.S
         )
         assert notes, name
-        for note in notes:  # a plain sentence that names the run, then whose difference it is
-            said, cause = " ".join(text_of(note).split()).split(" (Recorded 2026-11-30; ")
-            assert said.startswith("On an NVIDIA H200 with JAX 0.11.2, "), said
+        for note in notes:  # a plain sentence that points to the run, which the overview names
+            said = " ".join(text_of(note).split())
+            assert said.startswith("On the recorded GPU, "), said
+            assert 'href="overview.html#gpu-record"' in note, note
+            assert "Recorded" not in said, said
+            assert "H200" not in said, said
             assert said.count(". ") == 0, said
-            assert cause.startswith("on the CPU, JAX 0.11.2 agrees with JAX "), cause
             assert "{{" not in said, said
             assert "claim" not in said, said
+    overview = " ".join(text_of(site["overview.html"]).split())
+    run = "on an NVIDIA H200 with JAX 0.11.2, recorded 2026-11-30."
+    assert run in overview
+    assert not [page for page in PAGES if page != "overview" and run in site[f"{page}.html"]]
     tf32 = " ".join(text_of(site["pairwise-distances.html"]).split())
     assert "whose float32 matrix products run in TF32 by default" in tf32
     # the shifted points' error, from the claim's record, not the unshifted points' timings

@@ -82,13 +82,14 @@ class BackendNote(SphinxDirective):
             folder = Path(self.config.book_claims_matrix).parent
             self.env.note_dependency(str(folder / f"jax-{run['jax']}.json"))
             cause = release_or_backend(folder, self.arguments[0], run["jax"], baseline_jax())
-            box += self.parse_text_to_nodes(f"{sentence} (Recorded {run['recorded']}; {cause}.)")
+            box += self.parse_text_to_nodes(f"{sentence} ({cause}.)" if cause else sentence)
         return [box]
 
 
-def release_or_backend(folder: Path, claim_id: str, release: str, baseline: str) -> str:
-    """Whether a run's other release or its backend explains what it did: how the claims
-    matrix found the claim on the CPU under the run's release and under the book's."""
+def release_or_backend(folder: Path, claim_id: str, release: str, baseline: str) -> str | None:
+    """Why a run's other release, as well as its backend, may explain what it did: how the
+    claims matrix found the claim on the CPU under the run's release and under the book's.
+    None where the two agree (the overview says the GPU then made the difference)."""
     statuses = []
     for version in (release, baseline):
         path = folder / f"jax-{version}.json"
@@ -97,7 +98,7 @@ def release_or_backend(folder: Path, claim_id: str, release: str, baseline: str)
     if None in statuses:
         return f"JAX {release} is not measured on the CPU for this"
     if statuses[0] == statuses[1]:
-        return f"on the CPU, JAX {release} agrees with JAX {baseline} here: the GPU differs"
+        return None
     return (
         f"on the CPU too, JAX {release} ({statuses[0]}) differs here from JAX {baseline} "
         f"({statuses[1]}): the release and the backend both differ"
