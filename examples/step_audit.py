@@ -56,7 +56,7 @@ def printed(name: str, found: Audit) -> str:
         f"({found.ready_on_return} of {found.calls} calls returned with results ready)",
         f"  donated        {found.donated} input arrays a call",
         f"  time           {milliseconds(step.median)} ms a step ({milliseconds(step.low)} to "
-        f"{milliseconds(step.high)} ms for the middle half of {step.n} calls)",
+        f"{milliseconds(step.high)} ms for the middle half of {step.n} calls, each waited for)",
     ]
     if found.placement is not None:
         lines.append(f"  roofs          {found.placement.verdict}")
