@@ -578,3 +578,47 @@ def test_every_page_has_a_meta_description_from_its_opening(site):
         if len(said) < 40 or not opening.startswith(said[:60]):
             missing[page] = meta and meta["content"]
     assert missing == {}
+
+
+# How sentences are counted: the text of <p> and <li> elements inside the page's article,
+# outside cell sources, tables, preformatted text, figures and folded panels (a list item's
+# paragraphs count with it); a sentence ends at ".", "!" or "?" followed by a space and a
+# capital letter, digit, backtick or parenthesis.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(])")
+
+
+def sentences(page_html: str) -> list[str]:
+    article = BeautifulSoup(page_html, "html.parser").find("article")
+    for left_out in article.select("div.cell_input, table, pre, figure, details"):
+        left_out.decompose()
+    found = []
+    for element in article.find_all(["p", "li"]):
+        if element.find_parent("li") or (element.name == "li" and element.find("li")):
+            continue  # counted with the item that holds it, or in its own items
+        text = " ".join(element.get_text(" ").split())
+        found += [s for s in SENTENCE_END.split(text) if s]
+    return found
+
+
+def test_sentences_are_counted_as_the_book_says():
+    page = (
+        "<article><p>One short sentence. Then <code>jax.jit</code> compiles 2 programs, e.g. "
+        "this one. 3 more!</p><details><p>Folded. Not counted.</p></details>"
+        "<ul><li><p>An item. (A remark.)</p></li></ul><pre>Code. Not counted.</pre></article>"
+    )
+    assert sentences(page) == [
+        "One short sentence.",
+        "Then jax.jit compiles 2 programs, e.g. this one.",
+        "3 more!",
+        "An item.",
+        "(A remark.)",
+    ]
+
+
+def test_the_chapters_sentences_say_one_thing_each(site):
+    counts = {page: [len(s.split()) for s in sentences(site[f"{page}.html"])] for page in TEN_PAGES}
+    every = [n for page in counts.values() for n in page]
+    assert max(every) <= 60
+    assert sum(n > 40 for n in every) <= 0.03 * len(every)
+    averages = {page: sum(n) / len(n) for page, n in counts.items()}
+    assert {page: round(a, 1) for page, a in averages.items() if a > 22} == {}
