@@ -305,16 +305,34 @@ def test_the_dark_mode_switch_works(browser, served):
         assert page.evaluate("document.documentElement.dataset.theme") == "dark"
 
 
+# What sticks out of the article's column, outside a box that scrolls sideways on its own.
+STICKING_OUT = """() => {
+    const column = document.querySelector('article').getBoundingClientRect().right + 1;
+    const inScrollBox = el => {
+        for (let box = el.parentElement; box && box.tagName !== 'ARTICLE'; box = box.parentElement)
+            if (['auto', 'scroll'].includes(getComputedStyle(box).overflowX)
+                && box.getBoundingClientRect().right <= column) return true;
+        return false;
+    };
+    return [...document.querySelectorAll('article *')]
+        .filter(el => el.getBoundingClientRect().right > column && !inScrollBox(el))
+        .map(el => `${el.tagName.toLowerCase()}.${el.className}`).slice(0, 5);
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
 @each_page
-def test_nothing_scrolls_sideways_at_phone_width(opened):
-    opened.set_viewport_size({"width": 390, "height": 900})
+def test_nothing_scrolls_sideways_outside_a_scrolling_box(opened, width):
+    opened.set_viewport_size({"width": width, "height": 900})
     try:
         overflow = opened.evaluate(
             "document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
+        sticking_out = opened.evaluate(STICKING_OUT)
     finally:
         opened.set_viewport_size({"width": 1280, "height": 900})
-    assert overflow <= 0, f"{opened.name} scrolls {overflow} px sideways at 390 px"
+    assert overflow <= 0, f"{opened.name} scrolls {overflow} px sideways at {width} px"
+    assert sticking_out == [], f"{opened.name} at {width} px"
 
 
 # axe's colour-contrast rule measures every line of text, so a page's code blocks cost it more

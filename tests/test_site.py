@@ -622,3 +622,13 @@ def test_the_chapters_sentences_say_one_thing_each(site):
     assert sum(n > 40 for n in every) <= 0.03 * len(every)
     averages = {page: sum(n) / len(n) for page, n in counts.items()}
     assert {page: round(a, 1) for page, a in averages.items() if a > 22} == {}
+
+
+def test_no_readers_table_has_more_than_six_columns(site):
+    wide = {}
+    for page in ["index", *toctree()]:
+        for table in BeautifulSoup(site[f"{page}.html"], "html.parser").select("article table"):
+            columns = max(len(row.find_all(["th", "td"])) for row in table.find_all("tr"))
+            if columns > 6:
+                wide.setdefault(page, []).append(columns)
+    assert wide == {}
