@@ -109,8 +109,9 @@ def loop_jit(state, x, y):
 
 
 def loop_on_device(step, state, x, y, drop_last: bool = False):
-    """Each batch put on the device; the losses kept there and fetched LOG_EVERY steps late,
-    so the host never waits for a step it has just dispatched."""
+    """Each batch put on the device; the losses kept there and fetched LOG_EVERY at a time,
+    each at least LOG_EVERY steps late, so the host never waits for a step it has just
+    dispatched."""
     on_device, fetched = [], []
     for xb, yb in batches(x, y, drop_last):
         state, loss = step(state, jax.device_put(xb), jax.device_put(yb))
