@@ -121,6 +121,12 @@ book_drift_claims = os.environ.get("BOOK_DRIFT_CLAIMS", "")
 book_drift_baseline = os.environ.get("BOOK_DRIFT_BASELINE", "")
 book_drift_baseline_claims = str(ROOT / "data" / "matrix" / f"jax-{baseline_jax()}.json")
 book_drift_reports = str(ROOT / "data" / "drift")  # the committed reports: nox -s record
+# The GitHub repository (owner/name) whose `notebooks` branch the publishing workflows fill
+# with the baseline's reader's notebooks: each page with code then opens in Colab. A drift
+# build's notebooks are another JAX's, which that branch does not hold.
+book_notebooks_repository = (
+    "" if book_drift_claims else os.environ.get("BOOK_NOTEBOOKS_REPOSITORY", "")
+)
 _drift_jax = json.loads(Path(book_drift_claims).read_text())["jax"] if book_drift_claims else ""
 if book_site_versions:
     html_theme_options |= {

@@ -517,3 +517,30 @@ def test_a_notebooks_setup_installs_what_is_missing_and_keeps_a_readers_jax(
     expected = [i.replace("<baseline>", baseline) for i in installs]
     assert [a.split("/_wheels/")[0] for a in asked] == expected
     assert said in capsys.readouterr().out
+
+
+def test_a_page_with_a_notebook_opens_it_in_colab_from_the_notebooks_branch():
+    """With a repository named, the page that offers a notebook gets a Colab button on the
+    branch the publishing workflows push; a page without one, or a build without a
+    repository, gets none; the download menu never offers the page's source."""
+    from types import SimpleNamespace
+
+    from book import notebooks
+
+    def buttons(repository: str, offered: bool) -> list[dict]:
+        download = {"label": "download-source-button"}
+        context = {"header_buttons": [{"label": "download-buttons", "buttons": [download]}]}
+        if offered:
+            context["ipynb_source"] = "page.ipynb"
+        app = SimpleNamespace(config=SimpleNamespace(book_notebooks_repository=repository))
+        notebooks.reader_buttons(app, "page", "page.html", context, None)
+        groups = context["header_buttons"]
+        assert groups[0]["buttons"] == []
+        return [b for group in groups[1:] for b in group["buttons"]]
+
+    (colab,) = buttons("owner/book", offered=True)
+    assert colab["url"] == (
+        "https://colab.research.google.com/github/owner/book/blob/notebooks/page.ipynb"
+    )
+    assert buttons("owner/book", offered=False) == []
+    assert buttons("", offered=True) == []

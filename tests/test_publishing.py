@@ -2,7 +2,9 @@
 
 import re
 
+import pytest
 import yaml
+from book.notebooks import NOTEBOOKS_BRANCH
 from conftest import ROOT
 
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -98,3 +100,13 @@ def test_what_ci_tries_on_a_page_or_two_runs_on_every_page_each_week():
     assert {"nox -s reader", "nox -s scripts"} <= runs
     ci = re.search(r"^nox -s [\w ]+$", (ROOT / ".ci" / "run").read_text(), re.M)[0]
     assert {"reader", "scripts"}.isdisjoint(ci.split())
+
+
+@pytest.mark.parametrize("workflow", ["book.yml", "drift.yml"])
+def test_each_publishing_workflow_pushes_the_notebooks_its_pages_open_in_colab(workflow):
+    text = (WORKFLOWS / workflow).read_text()
+    assert "BOOK_NOTEBOOKS_REPOSITORY: ${{ github.repository }}" in text
+    assert text.index("nox -s site") < text.index("bash .ci/publish-notebooks")
+    assert "contents: write" in text
+    script = (ROOT / ".ci" / "publish-notebooks").read_text()
+    assert re.search(rf"git push -qf \S+ {NOTEBOOKS_BRANCH}$", script, re.M)

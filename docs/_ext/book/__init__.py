@@ -67,7 +67,8 @@ def setup(app):
     app.connect("html-page-context", links.named_links_only, priority=600)  # after its links
     app.connect("build-finished", failures.forget_failed_pages)
     app.connect("html-page-context", notebooks.offer_notebook)  # before the theme's (501)
-    app.connect("html-page-context", notebooks.no_source_download, priority=600)
+    app.connect("html-page-context", notebooks.reader_buttons, priority=600)
+    app.add_config_value("book_notebooks_repository", "", "html", types=[str])
     app.add_role("book-wheel", notebooks.wheel_role)
     app.connect("build-finished", offline.copy_mathjax)
     app.add_config_value("book_site_versions", [], "html", types=[list])

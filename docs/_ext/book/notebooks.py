@@ -17,6 +17,10 @@ from book.cache import opened
 from chapter2.claims.registry import VERDICT_MIME
 
 WHEELS = "_wheels"
+# The branch the publishing workflow (book.yml) pushes the reader's notebooks to, from which
+# Colab opens them: it opens notebooks kept on GitHub, not ones served by a site.
+NOTEBOOKS_BRANCH = "notebooks"
+COLAB = "https://colab.research.google.com/github/{repository}/blob/{branch}/{page}.ipynb"
 OUTPUTS = "outputs"  # the build's executed notebooks, beside the HTML folder
 SETUP_TAG = "setup"  # the reader's notebook's first cell, which installs what a reader lacks
 SETUP = """\
@@ -230,11 +234,33 @@ def offer_notebook(app, pagename, templatename, context, doctree) -> None:
     context["ipynb_source"] = f"{pagename}.ipynb"
 
 
-def no_source_download(app, pagename, templatename, context, doctree) -> None:
+def reader_buttons(app, pagename, templatename, context, doctree) -> None:
     """`html-page-context` (after the theme's buttons): the download menu offers the reader's
-    notebook, not the page's source, whose cells check the book."""
-    for group in context.get("header_buttons", []):
+    notebook, not the page's source, whose cells check the book; where the notebooks are
+    published to a repository (`book_notebooks_repository`), a button opens it in Colab."""
+    buttons = context.get("header_buttons", [])
+    for group in buttons:
         if group.get("label") == "download-buttons":
             group["buttons"] = [
                 b for b in group["buttons"] if b.get("label") != "download-source-button"
             ]
+    repository = app.config.book_notebooks_repository
+    if repository and context.get("ipynb_source") == f"{pagename}.ipynb":
+        url = COLAB.format(repository=repository, branch=NOTEBOOKS_BRANCH, page=pagename)
+        colab = {
+            "type": "link",
+            "text": "Colab",
+            "tooltip": "Open this page's notebook in Colab",
+            "icon": "_static/images/logo_colab.png",
+            "url": url,
+            "label": "colab-button",
+        }
+        buttons.append(
+            {
+                "type": "group",
+                "tooltip": "Run this page",
+                "icon": "fas fa-rocket",
+                "buttons": [colab],
+                "label": "launch-buttons",
+            }
+        )
