@@ -1,5 +1,6 @@
 """The built book (docs/_build/html, made by `nox -s docs`) as a reader receives it."""
 
+import ast
 import html
 import json
 import re
@@ -632,3 +633,61 @@ def test_no_readers_table_has_more_than_six_columns(site):
             if columns > 6:
                 wide.setdefault(page, []).append(columns)
     assert wide == {}
+
+
+def reader_cells(source: str) -> list[tuple[str, str]]:
+    """The code cells a reader meets on a page, shown or folded: (how, source)."""
+    notebook = jupytext.reads(source, fmt="md:myst")
+    cells = []
+    for cell in notebook.cells:
+        tags = set(cell.metadata.get("tags", []))
+        if cell.cell_type == "code" and not tags & {"remove-cell", "remove-input"}:
+            cells.append(("folded" if "hide-input" in tags else "shown", cell.source))
+    return cells
+
+
+def book_calls(cells: list[tuple[str, str]], package: str = "chapter2") -> tuple[int, list[str]]:
+    """How many of the cells use `package`, and each name a cell uses from it without
+    importing it there or in a shown cell above (a folded cell's imports are not seen)."""
+    from_package, parsed = set(), []
+    for _, source in cells:
+        tree = ast.parse(source)
+        own = {
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module.split(".")[0] == package
+            for alias in node.names
+        }
+        parsed.append((tree, own))
+        from_package |= own
+    calling, unseen, seen = 0, [], set()
+    for (how, source), (tree, own) in zip(cells, parsed, strict=True):
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in from_package}
+        calling += bool(used or own)
+        unseen += [f"{name} in {source.splitlines()[0]!r}" for name in sorted(used - own - seen)]
+        if how == "shown":
+            seen |= own
+    return calling, unseen
+
+
+def test_a_cell_that_uses_the_book_imports_what_it_uses_where_the_reader_sees_it():
+    setup = ("folded", "from chapter2.hlo import clean_hlo")
+    assert book_calls([setup, ("shown", "print(clean_hlo(t))")]) == (
+        2,
+        ["clean_hlo in 'print(clean_hlo(t))'"],
+    )
+    shown = ("shown", "from chapter2.hlo import clean_hlo\nprint(clean_hlo(t))")
+    assert book_calls([shown, ("shown", "clean_hlo(u)"), ("folded", "x = 1")]) == (2, [])
+    assert book_calls([("shown", "import jax\njax.jit(f)")]) == (0, [])
+
+
+def test_at_most_half_the_chapters_code_cells_need_the_books_package():
+    """A reader can paste at least half the cells into a project with JAX and NumPy alone;
+    each cell that needs the book's package imports what it uses by name."""
+    calling = total = 0
+    for page in TEN_PAGES:
+        cells = reader_cells((DOCS / f"{page}.md").read_text())
+        count, unseen = book_calls(cells)
+        assert unseen == [], f"{page}: used without an import the reader sees: {unseen}"
+        calling, total = calling + count, total + len(cells)
+    assert calling <= total / 2, f"{calling} of {total} cells call chapter2"
