@@ -4,6 +4,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -11,13 +12,14 @@ from conftest import ROOT
 EXAMPLES = ROOT / "examples"
 
 
-def run(name: str, *args: str) -> subprocess.CompletedProcess:
+def run(name: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(EXAMPLES / f"{name}.py"), *args],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
+        cwd=cwd,
     )
 
 
@@ -119,6 +121,13 @@ def test_bad_input_is_one_line_and_status_two(name, args, said):
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [done.stderr.strip()]
     assert said in done.stderr
+
+
+def test_a_readers_module_is_found_in_the_folder_the_program_runs_in(tmp_path):
+    (tmp_path / "mystep.py").write_text("def factory():\n    return 'not a workload'\n")
+    done = run("step_audit", "mystep:factory", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "mystep:factory should return (update, state, batches" in done.stderr
 
 
 def test_step_audit_finds_the_first_loops_waits_and_extra_compilation_not_the_last():

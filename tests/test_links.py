@@ -28,7 +28,6 @@ UNLINKED = {
     "jax.explain_cache_misses": "an option's context manager, absent from JAX's reference",
     "jax.experimental.layout.Format": "jax.experimental.layout has no page in JAX's reference",
     "jax.experimental.layout.Layout.AUTO": "jax.experimental.layout has no page in JAX's reference",
-    "jax.numpy.bfloat16": "JAX's reference lists no dtypes of jax.numpy",
     "jax.numpy.pi": "JAX's reference lists no constants of jax.numpy",
     "jax.profiler.ProfileData.from_file": "JAX's reference does not document ProfileData",
     "jax.profiler.ProfileOptions": "absent from the inventory made from JAX's main branch",

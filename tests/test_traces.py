@@ -147,6 +147,7 @@ def test_events_under_a_pixel_are_ticks_and_the_alt_text_says_so(frozen):
     assert "host (python) row: 5 ticks, call of the jitted function" in alt
     assert f"XLA execute row: 5 bars, {fusion.label}, {fusion.median_ms:.3g} ms each" in alt
     assert f"5 ticks, {scale.label}" in alt
+    assert f"{scale.median_ms * 1e3:.3g} µs each" in alt  # under 0.1 ms: µs, never 4e-05 ms
 
 
 def test_the_timeline_figure_carries_its_alt_text(frozen):

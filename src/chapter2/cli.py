@@ -6,6 +6,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -24,11 +25,14 @@ class Parser(argparse.ArgumentParser):
 
 
 def load_function(spec: str) -> Callable:
-    """The function named by `module:function` (the module importable from here)."""
+    """The function named by `module:function`, the module importable from the current
+    folder (as `python -m` finds it; a script's own folder is what Python adds)."""
     module_name, _, name = spec.partition(":")
     if not module_name or not name:
         msg = f"expected MODULE:FUNCTION, got {spec!r}"
         raise UsageError(msg)
+    if str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:

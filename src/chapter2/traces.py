@@ -196,9 +196,11 @@ class Timeline:
         for series in self.series:
             rows = sorted({labels[self.trace.thread_of(e)] for e in series.events})
             drawn = "ticks" if self.ticks(series) else "bars"
+            ms = series.median_ms  # under 0.1 ms in µs: 0.04 µs, not 4e-05 ms
+            each = f"{ms:.3g} ms" if ms >= 0.1 else f"{ms * 1e3:.3g} µs"
             parts.append(
                 f"{' and '.join(rows)} row: {len(series.events)} {drawn}, {series.label}, "
-                f"{series.median_ms:.3g} ms each (median)"
+                f"{each} each (median)"
             )
         return f"Timeline of {self.span_ms:.0f} ms, one row per thread. " + "; ".join(parts) + "."
 

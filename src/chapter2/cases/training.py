@@ -94,6 +94,16 @@ def train_step(state, xb, yb, loss=loss_fn):
 step_jit = jax.jit(train_step)
 
 
+def loss_bf16(params, x, y):
+    """The cross-entropy of the network run in bfloat16, computed in float32."""
+    half = jax.tree.map(lambda a: a.astype(jnp.bfloat16), params)
+    logits = forward(half, x.astype(jnp.bfloat16)).astype(jnp.float32)
+    return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
+
+
+step_bf16 = jax.jit(partial(train_step, loss=loss_bf16))
+
+
 def update_jit(state, xb, yb):
     state, loss = step_jit(state, xb, yb)
     return state, float(loss)
