@@ -121,7 +121,7 @@ def loop_jit(state, x, y):
 def loop_on_device(step, state, x, y, drop_last: bool = False):
     """Each batch put on the device; the losses kept there and fetched LOG_EVERY at a time,
     each at least LOG_EVERY steps late, so the host never waits for a step it has just
-    dispatched."""
+    dispatched, except for the last ones at the epoch's end."""
     on_device, fetched = [], []
     for xb, yb in batches(x, y, drop_last):
         state, loss = step(state, jax.device_put(xb), jax.device_put(yb))
@@ -156,7 +156,7 @@ def stacked(x, y):
 
 def loop_scanned(state, x, y):
     """LOG_EVERY steps per dispatch, their batches put on the device together; each group's
-    losses fetched once the next group is dispatched, so the host never waits for the last."""
+    losses fetched once the next group is dispatched, so the host waits only for the last."""
     losses, previous = [], None
     for xs, ys in stacked(x, y):
         state, chunk = steps_scanned(state, jax.device_put(xs), jax.device_put(ys))
