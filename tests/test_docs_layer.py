@@ -58,6 +58,16 @@ def test_a_panel_without_words_of_its_check_gives_its_values_in_words():
     assert "2 a\\*b. The book says otherwise." in drifted
 
 
+def test_a_check_that_ran_the_cell_again_says_only_that_while_it_holds():
+    rerun = {**VERDICT, "said": SAID, "repeats": "the cell above"}
+    for status in ("holds", "as specified"):
+        text = verdicts.panel({**rerun, "status": status})
+        assert text.startswith("Ran the cell above again: JAX did as shown.\n")
+        assert "xplane" not in text
+    for status in ("drifted", "differs here"):  # where the page is wrong: what JAX did
+        assert "1 file" in verdicts.panel({**rerun, "status": status})
+
+
 def test_the_page_of_checks_lists_each_value_beside_what_the_book_expects():
     found = verdicts.findings(VERDICT)
     assert r"- files written: \[\<host\>.xplane.pb\] (as expected)" in found

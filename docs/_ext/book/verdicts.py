@@ -82,10 +82,15 @@ CHECKS_PAGE = "checks"  # the maintainers' page of every check, its values and i
 
 
 def panel(data: dict) -> str:
-    """The body of a verdict's panel: what was run and what JAX did, in words, and a link to
-    how it is checked, on the page of checks."""
-    said = with_code(evidence_words(data))
-    if Status(data["status"]) is Status.DRIFTED:
+    """The body of a verdict's panel: what was run and what JAX did, in words (where the check
+    ran again what the page shows, and it holds, only that), and a link to how it is checked,
+    on the page of checks."""
+    status = Status(data["status"])
+    if data.get("repeats") and status in (Status.HOLDS, Status.AS_SPECIFIED):
+        said = f"Ran {data['repeats']} again: JAX did as shown."
+    else:
+        said = with_code(evidence_words(data))
+    if status is Status.DRIFTED:
         said += " The book says otherwise."
     link = f'<a href="{CHECKS_PAGE}.html#check-{data["id"]}">How this is checked</a>'
     return f"{said}\n\n{link}\n"

@@ -75,11 +75,14 @@ def counted(n: int, noun: str) -> str:
 @dataclass(frozen=True)
 class Observation:
     """Named values the book expects, and what this JAX produced (extra ones: context);
-    `said`: what was run and what JAX did, in a reader's words, from the same values."""
+    `said`: what was run and what JAX did, in a reader's words, from the same values;
+    `repeats`: what on the page the check ran again ("the cell above"), where it adds nothing
+    the page does not show while it holds."""
 
     expected: dict[str, Any]
     observed: dict[str, Any]
     said: str = ""
+    repeats: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "expected", _plain(self.expected))
@@ -246,6 +249,7 @@ class Verdict:
             "expected": self.observation.expected if self.observation else None,
             "observed": self.observation.observed if self.observation else None,
             "said": self.observation.said if self.observation else "",
+            "repeats": self.observation.repeats if self.observation else "",
             "evidence": self.evidence,
             "check_source": check_source(self.claim.check),
             **self.versions,

@@ -116,6 +116,7 @@ def _needs_argument() -> Observation:
             "without an argument": "missing 1 required positional argument" in raised,
             "raised": raised,
         },
+        repeats="the cell above",
         said="The cell above, run again: jax.block_until_ready() with no argument raised "
         f"{raised}.",
     )
@@ -171,6 +172,7 @@ def _implicit() -> Observation:
             "computation ms": round(computation * 1e3, 1),
             "left afterwards ms": [round(s * 1e3, 2) for s in left.values()],
         },
+        repeats="the cell above",
         said=f"The cell above, run again on a 2000 × 2000 matrix of ones, whose computation "
         f"alone took {computation * 1e3:.1f} ms: afterwards `block_until_ready` still waited "
         + "; ".join(f"{s * 1e3:.2f} ms after `{name}`" for name, s in left.items())

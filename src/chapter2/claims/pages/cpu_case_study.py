@@ -23,6 +23,7 @@ def _reported_program() -> Observation:
     return Observation(
         expected={"rows where jit and eager differ": 0},
         observed=found,
+        repeats="the cell above",
         said=f"The cell above, run again: jit and eager differ in "
         f"{counted(found['rows where jit and eager differ'], 'row')} of {ynn.REPORTED_ROWS:,}, "
         f"the last row {found['last row, jit']:,.0f} under jit and "
@@ -46,6 +47,7 @@ def _ynn_flag_off() -> Observation:
             "a plain dot for the product": ["dot"] in found["kernels with YNNPACK fusion off"],
             "kernels with YNNPACK fusion off": found["kernels with YNNPACK fusion off"],
         },
+        repeats="the cell above",
         said="The cell above, compiled again with xla_cpu_experimental_ynn_fusion_type empty: "
         f"{'a' if found[names[0]] else 'no'} __ynn_fusion, fusions of kind "
         f"{', '.join(found[names[1]]) or 'none'}, and "
@@ -72,6 +74,7 @@ def _closure_constant() -> Observation:
             "fusions from 64 on": [list(scan[n].fusion_kinds) for n in (64, 96, 128)],
             "sizes where the closure's sum was wrong": [n for n, p in scan.items() if p.wrong],
         },
+        repeats="the scan above",
         said=f"The scan above, run again for n = {_sizes(list(ynn.SIZES))}: the captured "
         f"matrix was embedded in the dot at {_sizes(embedded)}; from 64 on the fusions were "
         + (

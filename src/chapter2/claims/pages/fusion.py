@@ -85,6 +85,7 @@ def _fused_against_unfused() -> Observation:
             "bytes accessed fused, unfused": traffic,
             "temp bytes fused, unfused": temp,
         },
+        repeats="the table above",
         said="exp(log(x) + y) on 1000 × 1000 float32 arrays, compiled again as in the table "
         f"above, fused and unfused: {kernel_counts[0]} and {kernel_counts[1]} kernels, "
         f"{traffic[0]:,.0f} and {traffic[1]:,.0f} bytes accessed, {temp[0]:,} and {temp[1]:,} "
@@ -126,6 +127,7 @@ def _barrier_splits() -> Observation:
     return Observation(
         expected={"chain fusions": 1, "with the barrier": 2},
         observed={"chain fusions": chain, "with the barrier": barrier},
+        repeats="the two chains above",
         said="The two chains above, compiled again for a 1000 × 1000 matrix of ones: "
         f"{counted(chain, 'fusion')} without the barrier, {counted(barrier, 'fusion')} with it.",
     )
@@ -164,6 +166,7 @@ def _softmax_boundary() -> Observation:
             "the sum alone": ["reduce"] in softmax,
             "softmax kernels": softmax,
         },
+        repeats="the softmax by hand above",
         said="The softmax by hand above, compiled again for a 1000 × 1000 matrix of ones: "
         f"{_kernels(softmax)}.",
     )
@@ -186,6 +189,7 @@ def _softmax_without_ynn() -> Observation:
             ),
             "softmax kernels": found,
         },
+        repeats="the cell above",
         said="The softmax by hand, compiled again with YNNPACK fusion off as in the cell above, "
         f"for a 1000 × 1000 matrix of ones: {_kernels(found)}; "
         f"{_how_many(sum('exponential' in ops for ops in reductions), len(reductions))} "

@@ -45,6 +45,7 @@ def _literal_printed_with_type() -> Observation:
             "printed": "2.0:f32[]" in text,
             "mul line": mul_line,
         },
+        repeats="the example above",
         said="The example above, traced again with arrays of ones: equations "
         f"{_listed(_names(jaxpr))}; the 2.0 is a {type(mul.invars[1]).__name__}, and the "
         f"mul line reads {mul_line}.",
@@ -92,6 +93,7 @@ def _closure_constvar_literal() -> Observation:
     return Observation(
         expected={"constvars": ["f32[3,3]"], "jnp.pi is a": "Literal", "printed as": True},
         observed=observed,
+        repeats="the cell above",
         said="The cell above, traced again: "
         f"{counted(len(observed['constvars']), 'constvar')}, {_listed(observed['constvars'])}; "
         f"jnp.pi is a {observed['jnp.pi is a']}, "
@@ -136,6 +138,7 @@ def _library_custom_jvp() -> Observation:
             "max inside": counts["max"] >= 1,
             "top level": _names(jaxpr),
         },
+        repeats="the cell above",
         said="The outer function above, traced again: at the top level "
         f"{_listed(_names(jaxpr))}; counted at every level, "
         f"{counts['jit']} jit, {counts['custom_jvp_call']} custom_jvp_call and "
@@ -255,6 +258,7 @@ def _grad_dead_code() -> Observation:
             "reduce in the StableHLO, in the optimized HLO": plain,
             "the same with keep_unused=True": kept,
         },
+        repeats="the cells above",
         said="The cells above, run again: the jaxpr of jax.grad of sum(sin(x) ** 2) holds "
         f"{counts['sin']} sin, {counts['cos']} cos and {counts['reduce_sum']} reduce_sum; "
         f"a reduce is {found(plain)}, and with keep_unused=True {found(kept)}.",
@@ -280,6 +284,7 @@ def _same_jaxpr() -> Observation:
             "compilations": counter.count,
             "weak types": [j.in_avals[0].weak_type for j in jaxprs],
         },
+        repeats="the cell above",
         said="The cell above, run again: the jaxprs of sine for 1.0 and jnp.float32(1.0) print "
         f"{'alike' if str(jaxprs[0]) == str(jaxprs[1]) else 'differently'}, with a weakly "
         f"typed input for {_listed(weak) if weak else 'neither'}, and jit compiled sine "
@@ -342,6 +347,7 @@ def _loop_unrolls() -> Observation:
     return Observation(
         expected={"equations": {"unrolled": 400, "rolled": 1}},
         observed={"equations": counts},
+        repeats="the cell above",
         said=f"The cell above, traced again: the Python loop's jaxpr has {counts['unrolled']} "
         f"equations, the fori_loop's {counts['rolled']}.",
     )

@@ -39,6 +39,7 @@ def _same_key_prefix() -> Observation:
             "X equals Y[:1000]": prefix,
             "jax_threefry_partitionable": partitionable,
         },
+        repeats="the cell above",
         said=f"The cell above, run again: X {'equals' if prefix else 'differs from'} the first "
         f"1000 rows of Y, with jax_threefry_partitionable {'on' if partitionable else 'off'}.",
     )
@@ -70,6 +71,7 @@ def _v0_v1() -> Observation:
             "temp bytes of v1": v1.temp_bytes,
             "v1's fusion kinds": fusion_kinds(compiled_text(dist.distances_v1, X, Y)),
         },
+        repeats="the cells above",
         said=f"The cells above, run again: v0 and v1 compile to {fusions}, with "
         f"{'the same' if same else 'different'} flops, and v1 to {v1.temp_bytes:,} bytes of "
         f"temporaries, though its jaxpr holds {counted(len(big), 'array')} of shape "
@@ -91,6 +93,7 @@ def _v1_without_ynn() -> Observation:
             "temp bytes hold the (N, M, d) array": off.temp_bytes >= N * M * D * 4,
             "fusions, temp bytes": [off.fusions, off.temp_bytes],
         },
+        repeats="the cell above",
         said=f"The cell above, run again for v1 with YNNPACK fusion off: "
         f"{counted(off.fusions, 'fusion')} and {off.temp_bytes / 1e6:,.0f} MB of temporaries, "
         f"where the (1000, 1500, 64) array takes {N * M * D * 4 / 1e6:,.0f} MB.",
@@ -152,6 +155,7 @@ def _v1_forced() -> Observation:
             "the barrier adds a write and a read of them": extra >= 2 * N * M * D * 4,
             "bytes accessed v1, with the barrier": [v1.bytes_accessed, forced.bytes_accessed],
         },
+        repeats="the cell above",
         said=f"The cell above, run again: v1 with the barrier has {forced.temp_bytes / 1e6:,.0f} "
         f"MB of temporaries, and XLA estimates {extra / 1e6:,.0f} MB more traffic than without "
         f"it; a write and a read of the (1000, 1500, 64) array are {2 * N * M * D * 4e-6:,.0f} MB.",
@@ -170,6 +174,7 @@ def _v2() -> Observation:
             "fewer flops than v1": v2.flops < v1.flops,
             "flops v1, v2": [v1.flops, v2.flops],
         },
+        repeats="the cell above",
         said=f"The cell above, run again: v2 compiles to {counted(v2.dots, 'dot')} and "
         f"{counted(v2.transposes, 'transpose')}, and v1 needs {v1.flops / v2.flops:.2f} times "
         f"v2's flops.",

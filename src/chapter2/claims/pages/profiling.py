@@ -46,6 +46,7 @@ def _typed_keys() -> Observation:
             "key(0) + 1": added,
             "key(0) dtype": str(new.dtype),
         },
+        repeats="the cells above",
         said=f"The cells above, run again: PRNGKey(0) is a {old_type} array, key(0) is {shape} "
         f"of dtype {new.dtype}, and key(0) + 1 "
         f"{'raised TypeError' if added == 'TypeError' else 'was accepted'}.",
@@ -302,6 +303,7 @@ def _memory_profile() -> Observation:
             "bytes added": added,
             "a sample names the function": named,
         },
+        repeats="the cell above",
         said=f"The cell above, run again: the saved profile {'is' if gzipped else 'is not'} "
         f"gzip-compressed, the 4000 × 4000 array added {added:,} bytes of live buffers, and "
         f"{'a sample' if named else 'no sample'} names the function that made it.",

@@ -40,6 +40,7 @@ def _static_argnums() -> Observation:
     return Observation(
         expected={"traced for": [3, 7], "compilations": 2},
         observed={"traced for": traced, "compilations": compiled.count},
+        repeats="the cell above",
         said=f"Called with 3, 3, 7, 7, as in the cell above: traced {_times(len(traced))}"
         f"{', for ' + _listed([str(t) for t in traced]) if traced else ''}, and compiled "
         f"{_times(compiled.count)}.",
@@ -118,6 +119,7 @@ def _weak_types() -> Observation:
             "compilations in all": compiled.count,
             "signatures": compiled.signatures,
         },
+        repeats="the cell above",
         said=f"The cell above, run again, with jax_enable_x64 "
         f"{'on' if jax.config.jax_enable_x64 else 'off'}: "
         f"{counted(after_float64, 'compilation')} after the float32 and the float64 array, "
@@ -149,6 +151,7 @@ def _lax_cond() -> Observation:
             "3 and 7 each get their own branch's result": own_branch,
             "results for 3 and 7": [round(r3, 4), round(r7, 4)],
         },
+        repeats="the cell above",
         said=f"The cell above, run again: {counted(compiled.count, 'compilation')} for the calls "
         f"with 3 and 7, which returned {got[0]} and {got[1]}.",
     )
@@ -179,6 +182,7 @@ def _function_identity() -> Observation:
     return Observation(
         expected={"compilations: " + ", ".join(names): [3, 3, 1, 1]},
         observed={"compilations: " + ", ".join(names): counts},
+        repeats="the cell above",
         said=f"The cell above, run again, 3 calls each: a new lambda compiled {_times(counts[0])}, "
         f"a new partial {_times(counts[1])}, jax.jit(base) made anew {_times(counts[2])}, and "
         f"a partial made before the loop {_times(counts[3])}.",
@@ -207,6 +211,7 @@ def _explain() -> Observation:
             "names w and both shapes": named,
             "misses explained": len(mine),
         },
+        repeats="the cell above",
         said=f"The cell above, run again: calls with w of shape 4 × 4, then 4 × 8, logged "
         f"{counted(len(mine), 'explanation')} of a cache miss, the last "
         f"{'naming w, f32[4,4] and f32[4,8]' if named else 'not naming w with both shapes'}.",
@@ -329,6 +334,7 @@ def _persistent_cache() -> Observation:
             "file written": wrote,
             "second process hit": hit,
         },
+        repeats="the cell above",
         said=f"Two fresh processes, as in the cell above, compiled the 64 × 64 model with one "
         f"cache folder: the first {'missed' if missed else 'logged no miss'} and "
         f"{'wrote' if wrote else 'did not write'} a jit_model file, the second "
@@ -346,6 +352,7 @@ def _cache_folder_late() -> Observation:
             "second folder": ["after_reset"],
         },
         observed=found,
+        repeats="the cell above",
         said=f"The cell above, run again in a fresh process: the first folder holds "
         f"{_listed(found['first folder']) or 'nothing'}, the second "
         f"{_listed(found['second folder']) or 'nothing'}.",

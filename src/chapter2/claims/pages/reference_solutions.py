@@ -68,6 +68,7 @@ def _barrier_traffic() -> Observation:
             "same values": same,
             "bytes without, with": [h1[1], h2[1]],
         },
+        repeats="the cell above",
         said=f"The cell above, run again: h1 compiles to {counted(h1[0], 'fusion')} and h2 to "
         f"{h2[0]}, which accesses {h2[1] - h1[1]:,.0f} bytes more (a write and a read of the "
         f"512 × 512 intermediate are {2 * t.size * 4:,}), with "

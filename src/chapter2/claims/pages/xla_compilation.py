@@ -138,6 +138,7 @@ def _cost_analysis() -> Observation:
             "output and temp bytes": [ma.output_size_in_bytes, ma.temp_size_in_bytes],
             "dot flops": dot_flops,
         },
+        repeats="the cells above",
         said=f"The cells above, run again: cost_analysis() returns a "
         f"{type(compiled.cost_analysis()).__name__}, with {ca['flops']:,.0f} flops, "
         f"{ca['transcendentals']:,.0f} transcendentals and {ca['bytes accessed']:,.0f} bytes "
@@ -160,7 +161,7 @@ def _an_estimate() -> Observation:
             "flops / 2n³": flops,
             "bytes accessed / 3 arrays of 4n² bytes": traffic,
         },
-        said=f"The cell above, run again for n = 100,000, nothing allocated: the flops counted "
+        said=f"Compiled again for n = 100,000, nothing allocated: the flops counted "
         f"are {_times_of(flops, '2n³')} and the bytes accessed "
         f"{_times_of(traffic, '3 × 4n² (three n × n float32 arrays)')}.",
     )
@@ -200,6 +201,7 @@ def _loop_costs() -> Observation:
             "counts under two steps' flops": counted_flops < 2 * one_step,
             "flops counted, in steps": round(counted_flops / one_step, 2),
         },
+        repeats="the cell above",
         said=f"The cell above, run again: a fori_loop of 100 steps of a 64 x 64 product reports "
         f"{counted_flops:,.0f} flops, {counted_flops / one_step:.2f} times one step's.",
     )
@@ -228,6 +230,7 @@ def _constant_folding() -> Observation:
             "6 among its constants": "6" in scalars,
             "scalar constants": scalars,
         },
+        repeats="the cell above",
         said=f"The cell above, run again: the StableHLO {_holds(*before)}, the optimized HLO "
         f"{_holds(*after)}, and its scalar constants are {_listed(scalars) or 'none'}.",
     )
