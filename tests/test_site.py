@@ -691,3 +691,47 @@ def test_at_most_half_the_chapters_code_cells_need_the_books_package():
         assert unseen == [], f"{page}: used without an import the reader sees: {unseen}"
         calling, total = calling + count, total + len(cells)
     assert calling <= total / 2, f"{calling} of {total} cells call chapter2"
+
+
+NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:e-?\d+)?(?![\w])")
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers a reader would match: three digits or more, or with a decimal point (a
+    JAX release and small counts left out)."""
+    found = {n.replace(",", "") for n in NUMBER.findall(re.sub(r"JAX \d+(\.\d+)+", "", text))}
+    return {n for n in found if len(n.replace(".", "")) >= 3 or "." in n}
+
+
+def panels_repeating_their_cell(page: str) -> list[str]:
+    """Each mark's panel that repeats a number the output of the reader's cell above it
+    printed (the nearest output that is not itself a check's)."""
+    article = BeautifulSoup(page, "html.parser").find("article")
+    repeating = []
+    for mark in article.select("details.claim-mark"):
+        panel = mark.select_one("div.sd-summary-content p").get_text(" ")
+        outputs = mark.find_all_previous("div", class_="cell_output")
+        above = next((o for o in outputs if not o.select(".claim-mark, .claim-verdict")), None)
+        if above is not None and numbers(panel) & numbers(above.get_text(" ")):
+            repeating.append(panel)
+    return repeating
+
+
+def test_a_panel_that_repeats_its_cells_numbers_is_found():
+    cell = '<div class="cell_output"><pre>flops counted 1,250,000; about 41,666,667</pre></div>'
+    mark = (
+        '<details class="claim-mark"><summary>✓ checked on JAX 0.12.0.1</summary>'
+        '<div class="sd-summary-content"><p>{}</p></div></details>'
+    )
+    said = "It counts 1,250,000 flops."
+    page = f"<article>{cell}<div class='cell_output'>{mark.format(said)}</div></article>"
+    assert panels_repeating_their_cell(page) == [said]
+    new = "Ran the cell above again: JAX did as shown."
+    assert panels_repeating_their_cell(page.replace(said, new)) == []
+    other = "For n = 64 it counts 524,290 flops."  # a number the cell did not print
+    assert panels_repeating_their_cell(page.replace(said, other)) == []
+
+
+def test_no_mark_repeats_the_numbers_of_the_cell_above_it(site):
+    found = {page: panels_repeating_their_cell(site[f"{page}.html"]) for page in TEN_PAGES}
+    assert {page: panels for page, panels in found.items() if panels} == {}

@@ -78,6 +78,7 @@ def _cheap_inline() -> Observation:
             "ready on return": {"rated under 1000 flops": True, "rated over 1000 flops": False}
         },
         observed={"ready on return": ready, "flops rated": rated},
+        repeats="the cell above",
         said="Called the same 2-million-step scalar loop twice, once with a 2000-element sum "
         f"added: rated {rated['rated under 1000 flops']:,.0f} flops, it was "
         f"{'ready' if ready['rated under 1000 flops'] else 'not ready'} when the call returned; "
@@ -220,6 +221,7 @@ def _repr_no_wait() -> Observation:
     return Observation(
         expected={"ready after repr": False},
         observed={"ready after repr": ready, "repr": text},
+        repeats="the cell above",
         said="As in the cell above, with a 2000 × 2000 matrix of ones: repr of the result just "
         f"dispatched printed {text}, and the result was {'' if ready else 'not '}ready after it.",
     )

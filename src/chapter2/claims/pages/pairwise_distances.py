@@ -131,6 +131,7 @@ def _tree_reduction() -> Observation:
             "d = 33: fusions, temp bytes": [at[33].fusions, at[33].temp_bytes],
             "reduce-window at d = 32, 33": [window[32], window[33]],
         },
+        repeats="the cell above",
         said=f"Compiled v1 for the page's points cut to 32 and to 33 coordinates"
         f"{' with YNNPACK fusion off' if options else ''}: {counted(at[32].fusions, 'fusion')} "
         f"and {at[32].temp_bytes / 1e6:,.0f} MB of temporaries at d = 32, "
@@ -241,6 +242,7 @@ def _cancellation() -> Observation:
             "largest errors": {k: float(f"{v:.3g}") for k, v in errors.items()},
             "largest self-distances": {k: float(f"{v:.3g}") for k, v in diagonal.items()},
         },
+        repeats="the cell above",
         said=said,
     )
 
@@ -289,6 +291,7 @@ def _gradient_temporaries() -> Observation:
             "v2 under the differences": temps["v2"] < differences,
             "temp bytes": temps,
         },
+        repeats="the cell above",
         said="Compiled jax.grad of the summed distances for the page's points with YNNPACK "
         f"fusion off: {temps['v1'] / 1e6:,.0f} MB of temporaries for v1, "
         f"{temps['double where'] / 1e6:,.0f} MB for the double where and "

@@ -182,6 +182,7 @@ def _custom_call_costs() -> Observation:
             "custom call targets": targets,
             "flops counted": counted_flops,
         },
+        repeats="the cell above",
         said=f"Compiled jnp.linalg.cholesky for a {n} x {n} matrix: it calls "
         f"{_listed(targets) or 'no library routine'}, and the cost analysis counts "
         f"{counted_flops:,.0f} flops, against {by_hand:,.0f} for the factorization.",
