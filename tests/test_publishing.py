@@ -110,3 +110,14 @@ def test_each_publishing_workflow_pushes_the_notebooks_its_pages_open_in_colab(w
     assert "contents: write" in text
     script = (ROOT / ".ci" / "publish-notebooks").read_text()
     assert re.search(rf"git push -qf \S+ {NOTEBOOKS_BRANCH}$", script, re.M)
+
+
+def test_the_per_push_build_keeps_the_execution_cache_keyed_by_the_lock():
+    cached = [s for s in steps("book.yml") if s.get("uses", "").startswith("actions/cache@")]
+    (cache,) = cached
+    assert cache["with"]["path"] == "docs/_build/.jupyter_cache"
+    lock = "hashFiles('constraints.txt', 'pyproject.toml')"
+    assert lock in cache["with"]["key"]
+    assert lock in cache["with"]["restore-keys"]
+    order = [s.get("run") or s.get("uses") for s in steps("book.yml")]
+    assert order.index(cache["uses"]) < order.index("bash .ci/run")

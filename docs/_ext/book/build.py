@@ -11,6 +11,7 @@ from pathlib import Path
 from sphinx.cmd.build import build_main
 
 from book.failures import write_report
+from book.record import read_record
 
 OPTIONS = ["-n", "-W", "--keep-going", "-b", "html"]
 
@@ -26,6 +27,14 @@ def command(source: Path | str, outdir: Path | str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "book.build", str(source), str(outdir), *extra]
 
 
+def executed_pages(build: Path, since: float) -> str:
+    """How many pages with code the build that started at `since` executed itself."""
+    pages = read_record(build).get("pages", {}).values()
+    with_code = [page["executed_at"] for page in pages if page.get("executed_at")]
+    ran = sum(when >= since for when in with_code)
+    return f"Executed {ran} of the {len(with_code)} pages with code; the cache served the rest."
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) < 2:
@@ -34,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     source, outdir, *extra = args
     started = time.time()
     status = build_main(arguments(source, outdir, *extra))  # Sphinx in this process
+    print(executed_pages(Path(outdir).parent, started), flush=True)
     said = write_report(Path(outdir).parent, started)
     if said is not None:
         print(f"\n{said}", flush=True)

@@ -225,7 +225,12 @@ def build_record(env, problems: list[dict]) -> dict:
     for docname, page in sorted(book_data(env).pages.items()):
         executed = NbMetadataCollector.get_exec_data(env, docname) or {}
         path = str(Path(env.doc2path(docname)).relative_to(root))
-        pages[docname] = {"path": path, **page, "seconds": executed.get("runtime")}
+        pages[docname] = {
+            "path": path,
+            **page,
+            "seconds": executed.get("runtime"),
+            "executed_at": executed.get("mtime"),  # when it ran, in this build or cached
+        }
     return {
         "jax": importlib.metadata.version("jax"),
         "jaxlib": importlib.metadata.version("jaxlib"),
