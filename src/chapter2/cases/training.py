@@ -123,8 +123,8 @@ def loop_on_device(step, state, x, y, drop_last: bool = False):
     each at least LOG_EVERY steps late, so the host never waits for a step it has just
     dispatched, except for the last ones at the epoch's end."""
     on_device, fetched = [], []
-    for xb, yb in batches(x, y, drop_last):
-        state, loss = step(state, jax.device_put(xb), jax.device_put(yb))
+    for batch in batches(x, y, drop_last):
+        state, loss = step(state, *jax.device_put(batch))  # one call puts both arrays
         on_device.append(loss)
         if len(on_device) == 2 * LOG_EVERY:  # fetch the older half
             fetched += jax.device_get(on_device[:LOG_EVERY])
@@ -159,7 +159,7 @@ def loop_scanned(state, x, y):
     losses fetched once the next group is dispatched, so the host waits only for the last."""
     losses, previous = [], None
     for xs, ys in stacked(x, y):
-        state, chunk = steps_scanned(state, jax.device_put(xs), jax.device_put(ys))
+        state, chunk = steps_scanned(state, *jax.device_put((xs, ys)))
         if previous is not None:
             losses += list(jax.device_get(previous))
         previous = chunk
