@@ -156,7 +156,8 @@ def stacked(x, y):
 
 def loop_scanned(state, x, y):
     """LOG_EVERY steps per dispatch, their batches put on the device together; each group's
-    losses fetched once the next group is dispatched, so the host waits only for the last."""
+    losses fetched once the next group is dispatched, so the host waits only with the next
+    group queued, except for the last."""
     losses, previous = [], None
     for xs, ys in stacked(x, y):
         state, chunk = steps_scanned(state, *jax.device_put((xs, ys)))
