@@ -157,14 +157,14 @@ def stacked(x, y):
 def loop_scanned(state, x, y):
     """LOG_EVERY steps per dispatch, their batches put on the device together; each group's
     losses fetched once the next group is dispatched, so the host waits only with the next
-    group queued, except for the last."""
+    group queued, except for the last. Examples past the last whole group are left out."""
     losses, previous = [], None
     for xs, ys in stacked(x, y):
         state, chunk = steps_scanned(state, *jax.device_put((xs, ys)))
         if previous is not None:
             losses += list(jax.device_get(previous))
         previous = chunk
-    return state, losses + list(jax.device_get(previous))
+    return state, losses + (list(jax.device_get(previous)) if previous is not None else [])
 
 
 def loop_prefetched(state, x, y):
