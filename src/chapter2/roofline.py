@@ -332,6 +332,17 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     return head + "\n".join(rows)
 
 
+def footprint(memory) -> int:
+    """What one call of a compiled program holds at once, from its `memory_analysis()`:
+    arguments, results and temporaries, less what its results alias (donated inputs)."""
+    return (
+        memory.argument_size_in_bytes
+        + memory.output_size_in_bytes
+        + memory.temp_size_in_bytes
+        - memory.alias_size_in_bytes
+    )
+
+
 def place(compiled, seconds: float, roofs: Roofs) -> Placement:
     """A compiled program that took `seconds` (a median, say), its flops and bytes read from
     XLA's cost analysis, its footprint from its memory analysis."""
@@ -340,11 +351,5 @@ def place(compiled, seconds: float, roofs: Roofs) -> Placement:
     costs = cost_analysis(compiled)
     flops = costs.get("flops", 0.0)  # a copy has none
     transcendentals = costs.get("transcendentals", 0.0)
-    memory = compiled.memory_analysis()
-    footprint = (
-        memory.argument_size_in_bytes
-        + memory.output_size_in_bytes
-        + memory.temp_size_in_bytes
-        - memory.alias_size_in_bytes
-    )
-    return Placement(flops, costs["bytes accessed"], seconds, roofs, transcendentals, footprint)
+    held = footprint(compiled.memory_analysis())
+    return Placement(flops, costs["bytes accessed"], seconds, roofs, transcendentals, held)
