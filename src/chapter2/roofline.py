@@ -303,8 +303,8 @@ class Placement:
 def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     """A Markdown table: each program's median time (`timings`: BenchResults by name), its
     intensity, the rate it reached against the roof that applies (flops past the ridge, bytes
-    short of it), and its verdict (`placed`: Placements by name), with the range of shares
-    the range that holds the median allows."""
+    short of it), and its verdict with its share of what the roofs allow (`placed`:
+    Placements by name)."""
     from chapter2.timing import milliseconds  # noqa: PLC0415 - imported by the pages anyway
 
     def achieved(p: Placement) -> str:
@@ -312,21 +312,19 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
             return rate_text(p.rate, "FLOP")
         return rate_text(p.traffic, "B")
 
-    def standing(p: Placement, median_range: tuple[float, float]) -> str:
-        low, high = (percent(p.allowed / seconds) for seconds in reversed(median_range))
-        spread = f" ({low[:-1]}–{high})" if low != high else ""
-        return f"{p.position}, {percent(p.share)}{spread}" + (
+    def standing(p: Placement) -> str:
+        return f"{p.position}, {percent(p.share)}" + (
             "; more transcendentals than flops, which may set its time" if p.transcendental else ""
         )
 
     rows = [
         f"| {name} | {milliseconds(timings[name].median)} | {p.intensity:.3g} | {achieved(p)} "
-        f"| {standing(p, timings[name].median_range)} |"
+        f"| {standing(p)} |"
         for name, p in placed.items()
     ]
     head = (
         "| program | median ms | flops per byte | reached "
-        "| against the roofs (share; its 95% range) |\n"
+        "| against the roofs (share of what they allow) |\n"
         "|---|---|---|---|---|\n"
     )
     return head + "\n".join(rows)

@@ -77,8 +77,8 @@ WARM_UP = (3, 0.05)  # calls and seconds, at the least, before the timed runs
 # after every round would stop at the first chance overlap-free moment of two equal calls.
 FIRST_LOOK, LOOK_EVERY = 7, 6
 SETTLE_BELOW = 0.05  # seconds: a call shorter than this runs untimed before each timed run
-# Medians this far apart that the rule cannot tell apart: the sentence says how widely the
-# runs spread, so a reader sees why a large gap is no verdict.
+# Medians this far apart that the rule cannot tell apart: the sentence says the runs spread
+# too widely, so a reader sees why a large gap is no verdict.
 WIDE = 1.2
 
 
@@ -179,19 +179,13 @@ class Comparison:
         elif self.verdict == "slower":
             said = f"{self.a_name} took {times_text(1 / self.ratio)} × as long as {self.b_name}"
         else:
-            said = (
-                f"{self.a_name} and {self.b_name} could not be told apart: the ranges that "
-                "hold their medians overlap"
-            )
+            said = f"{self.a_name} and {self.b_name} could not be told apart"
         runs = (
             f"{self.a.n} runs each" if self.a.n == self.b.n else f"{self.a.n} and {self.b.n} runs"
         )
-        if self.verdict == "indistinguishable" and max(self.ratio, 1 / self.ratio) >= WIDE:
-            (a_low, a_high), (b_low, b_high) = self.a.median_range, self.b.median_range
-            runs += (
-                f"; their runs spread widely, the medians' ranges {milliseconds(a_low)} to "
-                f"{milliseconds(a_high)} ms and {milliseconds(b_low)} to {milliseconds(b_high)} ms"
-            )
+        gap = max(self.ratio, 1 / self.ratio)
+        if self.verdict == "indistinguishable" and gap >= WIDE:
+            runs += f"; their runs spread too widely to settle a {times_text(gap)} × gap"
         return f"{said} ({medians}, medians of {runs})"
 
     def as_dict(self) -> dict:

@@ -20,8 +20,8 @@ MASKS: tuple[tuple[str, str, str], ...] = (
     ("comparison", r"\bran [\d.]+ × faster than\b|\btook [\d.]+ × as long as\b", "<compared with>"),
     (
         "comparison",
-        r" and (.+?) could not be told apart: the "
-        r"(?:middle halves of their runs|ranges that hold their medians) overlap",
+        r" and (.+?) could not be told apart(?:: the "
+        r"(?:middle halves of their runs|ranges that hold their medians) overlap)?",
         r" <compared with> \1",
     ),
     ("runs", r"\b(medians? of|middle half of) \d+ runs\b", r"\1 <n> runs"),
