@@ -48,5 +48,6 @@ BREAKERS = {
     "ragged-batch-compiles-again": compiles_on_every_call,
     "donation-aliases-state": donation_ignored,
     "donated-array-deleted": donation_ignored,
+    "donation-by-keyword": donation_ignored,
 }
 FORCED = []

@@ -152,3 +152,19 @@ def _deleted() -> Observation:
         + "; the state's arrays were "
         + ("deleted." if deleted else "not deleted."),
     )
+
+
+@claim("donation-by-keyword")
+def _by_keyword() -> Observation:
+    def add(state, step):
+        return jax.tree.map(lambda a: a + step, state)
+
+    state = {"w": jax.numpy.ones(1000), "b": jax.numpy.zeros(10)}
+    jax.jit(add, donate_argnums=0)(state=state, step=1.0)
+    deleted = all(leaf.is_deleted() for leaf in jax.tree.leaves(state))
+    return Observation(
+        expected={"donated when passed by keyword": True},
+        observed={"donated when passed by keyword": deleted},
+        said="A jitted function with donate_argnums=0, its state passed as state=...: the "
+        "state's arrays were " + ("deleted, so donated." if deleted else "kept, not donated."),
+    )
