@@ -135,6 +135,22 @@ APIS = [
     ),
     ("x.is_ready()", "array:is_ready", "whether the computation has finished"),
     (
+        "jax.jit(step, donate_argnums=0)",
+        "jax.jit",
+        "let the outputs reuse the first argument's buffers (parameters, optimizer state)",
+    ),
+    (
+        "with jax.transfer_guard('disallow'):",
+        "jax.transfer_guard",
+        "raise on implicit transfers between host and device inside the block",
+    ),
+    (
+        "jax.device_put(batch) / jax.device_get(tree)",
+        "jax.device_put jax.device_get",
+        "explicit transfers to and from the device",
+    ),
+    ("jax.lax.scan(step, state, batches)", "jax.lax.scan", "many steps in one program"),
+    (
         "jax_cpu_enable_async_dispatch",
         "config:jax_cpu_enable_async_dispatch",
         "whether the CPU back end dispatches asynchronously (set before it starts)",

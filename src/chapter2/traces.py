@@ -199,7 +199,8 @@ class Timeline:
             ms = series.median_ms  # under 0.1 ms in µs: 0.04 µs, not 4e-05 ms
             each = f"{ms:.3g} ms" if ms >= 0.1 else f"{ms * 1e3:.3g} µs"
             parts.append(
-                f"{' and '.join(rows)} row: {len(series.events)} {drawn}, {series.label}, "
+                f"{' and '.join(rows)} row{'s' if len(rows) > 1 else ''}: {len(series.events)} "
+                f"{drawn}, {series.label}, "
                 f"{each} each (median)"
             )
         return f"Timeline of {self.span_ms:.0f} ms, one row per thread. " + "; ".join(parts) + "."

@@ -252,11 +252,12 @@ def _tracing_context() -> Observation:
             "names the option": option,
             "compilations of a sine: default, highest": sines.count,
         },
-        said=f"Called explain_me on the same two 4 × 4 arrays with the default matmul precision, "
-        f'under "highest", then with the default again: compiled {_times(counter.count)}, and '
-        f"the last explained miss {'names' if option else 'does not name'} "
-        f"jax_default_matmul_precision. A jitted sine, with no product, compiled "
-        f"{_times(sines.count)} in the same two settings.",
+        said=f"One step further than the cell, on functions of its own: a product of the same "
+        f'two 4 × 4 arrays under the default matmul precision, under "highest", then under the '
+        f"default again compiled {_times(counter.count)} (the third call found the first "
+        f"program cached), and the explained miss {'names' if option else 'does not name'} "
+        f"jax_default_matmul_precision. A jitted sine compiled {_times(sines.count)} under the "
+        "first two.",
     )
 
 
