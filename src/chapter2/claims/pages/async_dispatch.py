@@ -34,9 +34,9 @@ def _first_call() -> Observation:
     return Observation(
         expected={"compilations in the first call": 1, "in the second": 0},
         observed={"compilations in the first call": first.count, "in the second": second.count},
-        said=f"A jitted m @ m.T, called twice on a 200 × 200 array of ones: "
-        f"{counted(first.count, 'compilation')} in the first call, "
-        f"{counted(second.count, 'compilation')} in the second.",
+        said=f"Checked again, smaller: a jitted m @ m.T on 200 × 200 ones made "
+        f"{counted(first.count, 'compilation')} in its first call and "
+        f"{counted(second.count, 'compilation')} in its second.",
     )
 
 
