@@ -46,7 +46,7 @@ class BookDomain(Domain):
 
     def page(self, docname: str) -> dict:
         """What `docname` found: statements, verdicts, failing cells, comparisons, checks,
-        whether it has a table."""
+        whether it needs every page's data."""
         empty = {
             "statements": {},
             "verdicts": {},
@@ -213,7 +213,7 @@ class ProblemLog(logging.WarningStreamHandler):
         stdlib_logging.getLogger(logging.NAMESPACE).addHandler(self)
 
     def write(self, app, exception) -> None:
-        """`build-finished`: the record; pages with a failing cell leave the execution cache."""
+        """`build-finished`: the record, beside the HTML (failures.py evicts failed pages)."""
         stdlib_logging.getLogger(logging.NAMESPACE).removeHandler(self)
         record = build_record(app.env, self.problems)
         (Path(app.outdir).parent / RECORD).write_text(json.dumps(record, indent=2) + "\n")
