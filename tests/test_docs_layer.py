@@ -1,5 +1,6 @@
 """The book's Sphinx layer (docs/_ext/book): rendering verdicts, reporting failures, caches."""
 
+import ast
 import json
 import re
 
@@ -432,6 +433,24 @@ def test_the_layer_hangs_nothing_of_its_own_on_the_sphinx_application():
     """Its state lives in the `book` domain (book.record), not in attributes of `app`."""
     layer = (DOCS / "_ext" / "book").glob("*.py")
     assert [p.name for p in layer if re.search(r"\bapp\.book_\w+\s*=", p.read_text())] == []
+
+
+def test_no_regular_expression_reads_which_claims_code_names_or_a_page_shows():
+    """Claim ids come from the verdicts a notebook holds (book.outputs.shown_verdicts) or from
+    parsed code (book.dependencies.registered), never from a pattern over text."""
+    layer = [*(DOCS / "_ext" / "book").glob("*.py"), *(ROOT / "tools").glob("*.py")]
+    patterns = [
+        node.args[0].value
+        for path in layer
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "value", None) is not None
+        and getattr(node.func.value, "id", None) == "re"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    ]
+    assert len(patterns) > 5  # the walk finds the layer's patterns
+    assert [p for p in patterns if re.search(r"claim|verify|\[a-z0-9\]\+\(\?:-", p)] == []
 
 
 def test_the_roofs_are_measured_once_and_again_only_when_their_method_changes(

@@ -41,12 +41,14 @@ FAILURES = [
         "error": (
             "ClaimDrift: claim 'merged' (page jaxprs) drifted on JAX 0.10.2.\n  the book says: ..."
         ),
+        "error_type": "ClaimDrift",
         "claims": ["merged", "fine"],  # the verdicts the cell shows
     },
     {
         "page": "fusion",
         "cell": "1 / 0",
         "error": "ZeroDivisionError: division by zero",
+        "error_type": "ZeroDivisionError",
         "claims": [],
     },
 ]
@@ -73,6 +75,8 @@ def test_markdown_says_what_to_rewrite_without_a_traceback():
     assert "- the check could not run: `jax.extend.core.X` does not exist in this JAX" in text
     merged = text.split("## Cause 1: merged")[1].split("## Cause 2")[0]
     assert "#### page `jaxprs`" in merged
+    assert "It fails with the drift shown above." in merged
+    assert "```python" not in merged  # the drift says it all
     unexplained = text.split("## Explained by no claim")[1]
     assert "#### page `fusion`" in unexplained
     assert "```python\n1 / 0\n```" in unexplained
@@ -204,12 +208,13 @@ def test_a_cell_that_several_causes_explain_is_shown_once_and_named_under_each()
             "ClaimDrift: claim 'a' (page demo) drifted on JAX 0.10.2.\n"
             "claim 'b' (page demo) drifted on JAX 0.10.2."
         ),
+        "error_type": "ClaimDrift",
         "claims": ["a", "b"],
     }
     report = drift.build_report(claims, [quiz])
     assert [len(cause["failing_cells"]) for cause in report["causes"]] == [1, 1]
     text = drift.to_markdown(report)
-    assert text.count("```python\nverify_each(['a', 'b'])") == 1
+    assert text.count("#### page `quiz`") == 1
     assert "- page `quiz`: shown under cause 1" in text.split("## Cause 2: b")[1]
 
 
@@ -232,3 +237,11 @@ def test_a_changed_output_goes_to_the_claim_whose_new_value_it_prints():
     report = drift.build_report(claims, [], None, [change, unrelated])
     assert [c["claims"] for c in report["changed_outputs"]] == [["merged"], []]
     assert report["unexplained_outputs"] == [report["changed_outputs"][1]]
+
+
+def test_a_cell_that_shows_a_drift_but_fails_otherwise_keeps_its_code_and_error():
+    cell = {**FAILURES[0], "error": "NameError: name 'closed' is not defined"}
+    text = drift.to_markdown(drift.build_report(REPORT, [{**cell, "error_type": "NameError"}]))
+    merged = text.split("## Cause 1: merged")[1].split("## Cause 2")[0]
+    assert "```python\nprint(closed.jaxpr is closed)\n```" in merged
+    assert "NameError: name 'closed' is not defined" in merged

@@ -3,7 +3,6 @@ names), hashed into a hidden last cell at `source-read`: a change re-executes on
 
 import ast
 import hashlib
-import re
 from pathlib import Path
 
 import jupytext
@@ -11,8 +10,6 @@ import jupytext
 from book import roofs
 from chapter2.claims.registry import module_code
 from chapter2.fresh import PACKAGE as PROBES
-
-_CLAIM = re.compile(r"""^@claim\(\s*["']([\w-]+)["']""", re.M)
 
 
 def module_path(src: Path, module: str) -> Path | None:
@@ -57,7 +54,7 @@ def claim_modules(src: Path) -> dict[str, str]:
     return {
         claim_id: f"chapter2.claims.pages.{path.stem}"
         for path in sorted((src / "chapter2" / "claims" / "pages").glob("*.py"))
-        for claim_id in _CLAIM.findall(path.read_text())
+        for claim_id in registered(path.read_text())
     }
 
 
@@ -100,14 +97,20 @@ def claims_verified(src: Path, page_text: str) -> set[str]:
     return {s for code in code_cells(page_text) for s in strings(code) if s in owners}
 
 
-def checks_of(text: str, ids: set[str]) -> list[str]:
-    """The functions of a claims module registered (`@claim("id")`) as the claims `ids`."""
-    return [
-        node.name
+def registered(text: str) -> dict[str, str]:
+    """Claim id -> the function of a claims module's code that `@claim("id")` registers."""
+    return {
+        d.args[0].value: node.name
         for node in _parse(text).body
         for d in getattr(node, "decorator_list", [])
-        if isinstance(d, ast.Call) and d.args and getattr(d.args[0], "value", None) in ids
-    ]
+        if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "claim" and d.args
+        if isinstance(d.args[0], ast.Constant)
+    }
+
+
+def checks_of(text: str, ids: set[str]) -> list[str]:
+    """The functions of a claims module registered as the claims `ids`."""
+    return [name for claim_id, name in registered(text).items() if claim_id in ids]
 
 
 def digest(paths: set[Path], root: Path, claim_ids: set[str], measured: str = "") -> str:

@@ -83,8 +83,18 @@ def same(before: str, after: str) -> bool:
     return re.sub(r"\s+", "", before) == re.sub(r"\s+", "", after)
 
 
+def shown_verdicts(cell: dict) -> list[str]:
+    """The claims whose verdicts a cell's outputs show."""
+    return [
+        output["data"][VERDICT_MIME]["id"]
+        for output in cell.get("outputs", [])
+        if VERDICT_MIME in output.get("data", {})
+    ]
+
+
 def code_cells(notebook: dict) -> list[dict]:
-    """A notebook's code cells, each with the claims its section verifies after it."""
+    """A notebook's code cells, each with the claims whose verdicts its section shows after
+    it."""
     cells = [
         dict(c) for c in notebook["cells"] if "setup" not in c.get("metadata", {}).get("tags", [])
     ]
@@ -95,8 +105,7 @@ def code_cells(notebook: dict) -> list[dict]:
             checked = []
         elif cell["cell_type"] == "code":
             cell["checked_after"] = list(checked)
-            if "verify" in source:
-                checked = re.findall(r"""["']([a-z0-9]+(?:-[a-z0-9]+)+)["']""", source) + checked
+            checked = shown_verdicts(cell) + checked
     return [c for c in cells if c["cell_type"] == "code"]
 
 

@@ -22,8 +22,9 @@ from sphinx.util import logging
 from sphinx.util.nodes import get_node_line, get_node_source
 
 from book.notebooks import executed_notebook
+from book.outputs import shown_verdicts
 from chapter2.claims import load_errors
-from chapter2.claims.registry import LABEL_PREFIX, VERDICT_MIME
+from chapter2.claims.registry import LABEL_PREFIX
 from chapter2.timing import COMPARISON_MIME
 
 logger = logging.getLogger(__name__)
@@ -138,7 +139,7 @@ def notebook_facts(notebook) -> dict:
     for index, cell in enumerate(notebook.cells):
         outputs = cell.get("outputs", [])
         data = [o.get("data", {}) for o in outputs]
-        shown = [d[VERDICT_MIME]["id"] for d in data if VERDICT_MIME in d]
+        shown = shown_verdicts(cell)
         checks += shown
         comparisons += [v for d in data for k, v in d.items() if k.endswith(COMPARISON_MIME)]
         for output in outputs:
@@ -148,6 +149,7 @@ def notebook_facts(notebook) -> dict:
                         "line": lines[index] if index < len(lines) else None,
                         "cell": cell.source.strip(),
                         "error": f"{output['ename']}: {output['evalue']}",
+                        "error_type": output["ename"],
                         "claims": shown,
                         "after_a_failure": earlier,
                     }
