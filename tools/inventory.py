@@ -17,11 +17,11 @@ documents under other names.
 """
 
 import argparse
-import importlib
 import importlib.metadata
 import inspect
 import itertools
 import json
+import pkgutil
 import re
 import subprocess
 import sys
@@ -91,20 +91,10 @@ def directives(text: str) -> list[dict]:
 
 def resolved(name: str):
     """The installed object called `name` (None when this JAX has none)."""
-    parts = name.split(".")
-    if not name:
+    try:
+        return pkgutil.resolve_name(name)
+    except (ImportError, AttributeError, ValueError):
         return None
-    for cut in range(len(parts), 0, -1):
-        try:
-            found = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for part in parts[cut:]:
-            found = getattr(found, part, None)
-            if found is None:
-                return None
-        return found
-    return None
 
 
 def kind(name: str) -> str:

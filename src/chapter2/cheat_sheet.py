@@ -1,6 +1,6 @@
 """The cheat sheet's rows, and looking each API up in the installed JAX."""
 
-import importlib
+import pkgutil
 
 import jax
 import jax.numpy
@@ -164,22 +164,16 @@ def resolves(name: str) -> bool:
     if name.startswith("config:"):
         return name.removeprefix("config:") in jax.config.values
     if name.startswith("array:"):
-        found, parts = jax.numpy.ones(1), name.removeprefix("array:").split(".")
-    else:
-        parts = name.split(".")
-        for cut in range(len(parts), 0, -1):
-            try:
-                found = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
-                continue
-            parts = parts[cut:]
-            break
-        else:
-            return False
-    for attribute in parts:
-        if not hasattr(found, attribute):
-            return False
-        found = getattr(found, attribute)
+        found = jax.numpy.ones(1)
+        for attribute in name.removeprefix("array:").split("."):
+            if not hasattr(found, attribute):
+                return False
+            found = getattr(found, attribute)
+        return True
+    try:
+        pkgutil.resolve_name(name)
+    except (ImportError, AttributeError, ValueError):
+        return False
     return True
 
 

@@ -3,7 +3,7 @@ its arguments from Python expressions, and failing with one clear line instead o
 traceback."""
 
 import argparse
-import importlib
+import pkgutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -34,11 +34,12 @@ def load_function(spec: str) -> Callable:
     if str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
     try:
-        module = importlib.import_module(module_name)
+        found = pkgutil.resolve_name(spec)
     except ImportError as err:
         msg = f"cannot import module {module_name!r}: {err}"
         raise UsageError(msg) from err
-    found = getattr(module, name, None)
+    except AttributeError:
+        found = None
     if not callable(found):
         msg = f"module {module_name!r} has no function {name!r}"
         raise UsageError(msg)
