@@ -6,12 +6,13 @@ import shutil
 import subprocess
 import sys
 import time
-import tomllib
 from pathlib import Path
 
 import nox
 
 ROOT = Path(__file__).parent
+sys.path.insert(0, str(ROOT / "src"))
+from chapter2.releases import baseline_jax  # noqa: E402 - the book's pin, read as the book reads it
 
 # Where every session writes (the book, its caches, drift builds, claims, benchmarks);
 # BOOK_BUILD_DIR moves it all. `nox -s record` copies what is kept into data/.
@@ -48,14 +49,6 @@ def find_python() -> str | None:
         if subprocess.run([candidate, "-c", ask], capture_output=True, check=False).returncode == 0:
             return candidate
     return None
-
-
-def baseline_jax() -> str:
-    """The JAX release the book is written against: the `baseline` extra's jax== pin."""
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"
-    ]
-    return next(pin.removeprefix("jax==") for pin in extras["baseline"] if pin.startswith("jax=="))
 
 
 def wheel_is_current(folder: Path) -> bool:
