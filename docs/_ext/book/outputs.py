@@ -7,10 +7,11 @@ import json
 import re
 from pathlib import Path
 
+from myst_nb.ext.glue import GLUE_PREFIX
+
 from chapter2.claims.registry import VERDICT_MIME
 from chapter2.timing import COMPARISON_MIME
 
-GLUE_PREFIX = "application/papermill.record/"
 MEASURED_TAG = "measured"  # a cell whose outputs a timing chose: compared by their kinds alone
 DIFF_LINES = 12  # the longest diff shown for one output; the rest is counted
 
