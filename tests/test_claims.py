@@ -25,7 +25,7 @@ from chapter2.claims import (
     verify_each,
 )
 from chapter2.claims.__main__ import main
-from chapter2.claims.registry import describe_error, page_of, status_of
+from chapter2.claims.registry import describe_error, listed, page_of, status_of
 
 ALL = claims()
 
@@ -345,3 +345,17 @@ def test_json_report_of_every_claim(empty_registry, tmp_path, capsys):
 def test_json_report_exits_zero_when_everything_holds(empty_registry, tmp_path):
     made_up("fine", lambda: Observation({"x": 1}, {"x": 1}))
     assert main(["--json", str(tmp_path / "c.json")]) == 0
+
+
+@pytest.mark.parametrize(
+    ("words", "none", "said"),
+    [
+        ([], "", ""),
+        ([], "nothing", "nothing"),
+        (["sin"], "none", "sin"),
+        (iter(["sin", "cos"]), "", "sin and cos"),
+        (("sin", "cos", "mul"), "", "sin, cos and mul"),
+    ],
+)
+def test_words_are_listed_as_a_sentence_lists_them(words, none, said):
+    assert listed(words, none) == said

@@ -72,6 +72,14 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def listed(words, none: str = "") -> str:
+    """Words as a sentence lists them: "a", "a and b", "a, b and c"; `none` for none."""
+    words = list(words)
+    if len(words) < 2:
+        return "".join(words) or none
+    return ", ".join(words[:-1]) + f" and {words[-1]}"
+
+
 @dataclass(frozen=True)
 class Observation:
     """Named values the book expects, and what this JAX produced (extra ones: context);

@@ -2,7 +2,7 @@
 
 from chapter2.cases import ynn
 from chapter2.claims.backends import YNN
-from chapter2.claims.registry import CannotCheck, Observation, claim, counted
+from chapter2.claims.registry import CannotCheck, Observation, claim, counted, listed
 
 
 def _sizes(sizes: list[int]) -> str:
@@ -10,11 +10,6 @@ def _sizes(sizes: list[int]) -> str:
     if len(sizes) < 2:
         return str(sizes[0]) if sizes else "none of them"
     return ", ".join(map(str, sizes[:-1])) + f" and {sizes[-1]}"
-
-
-def _listed(words: list[str]) -> str:
-    """Words as a sentence lists them: "multiply and reduce", "a, b and c"."""
-    return ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
 
 
 @claim("jit-matches-eager-reported-program", only_on=YNN)
@@ -52,7 +47,7 @@ def _ynn_flag_off() -> Observation:
         f"{'a' if found[names[0]] else 'no'} __ynn_fusion, fusions of kind "
         f"{', '.join(found[names[1]]) or 'none'}, and "
         f"{counted(len(off_kernels), 'kernel')} ("
-        + "; ".join(_listed(ops) for ops in off_kernels)
+        + "; ".join(listed(ops) for ops in off_kernels)
         + ").",
     )
 
@@ -63,7 +58,7 @@ def _closure_constant() -> Observation:
     embedded = [n for n, p in scan.items() if p.dot_operands[0] == "constant"]
     by_kinds: dict[str, list[int]] = {}
     for n in (64, 96, 128):
-        by_kinds.setdefault(_listed(list(scan[n].fusion_kinds)) or "none", []).append(n)
+        by_kinds.setdefault(listed(list(scan[n].fusion_kinds), "none"), []).append(n)
     return Observation(
         expected={
             f"sizes among {list(ynn.SIZES)} with the constant embedded": [64, 96, 128],
@@ -80,7 +75,7 @@ def _closure_constant() -> Observation:
         + (
             f"all {next(iter(by_kinds))}"
             if len(by_kinds) == 1
-            else _listed([f"{kinds} at {_sizes(sizes)}" for kinds, sizes in by_kinds.items()])
+            else listed([f"{kinds} at {_sizes(sizes)}" for kinds, sizes in by_kinds.items()])
         )
         + f"; the sum was wrong at {_sizes([n for n, p in scan.items() if p.wrong])}.",
     )

@@ -8,22 +8,16 @@ from jax import lax
 from chapter2.cases.fusion import softmax_by_hand
 from chapter2.cases.ynn import YNN_OFF, uses_ynn
 from chapter2.claims.backends import YNN
-from chapter2.claims.registry import CannotCheck, Observation, claim, counted
+from chapter2.claims.registry import CannotCheck, Observation, claim, counted, listed
 from chapter2.compat import compile_with, cost_analysis
 from chapter2.hlo import compiled_text, count_fusions, kernels
 
 N = 1000 * 1000
 
 
-def _listed(words) -> str:
-    """Words as a sentence lists them: "multiply and reduce", "a, b and c"."""
-    words = list(words)
-    return ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
-
-
 def _kernels(found: list[list[str]]) -> str:
     """Kernels in words, each by what it computes: "3 kernels (reduce; divide; ...)"."""
-    return f"{counted(len(found), 'kernel')} (" + "; ".join(_listed(ops) for ops in found) + ")"
+    return f"{counted(len(found), 'kernel')} (" + "; ".join(listed(ops) for ops in found) + ")"
 
 
 def _alike(same: bool) -> str:

@@ -4,7 +4,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from chapter2.claims.registry import Observation, claim, counted
+from chapter2.claims.registry import Observation, claim, counted, listed
 from chapter2.compat import constvars
 from chapter2.compiles import CompileCounter
 from chapter2.hlo import clean_hlo, compiled_text, has_op, lowered_text, stablehlo_ops
@@ -13,14 +13,6 @@ from chapter2.jaxprs import count_primitives
 
 def _names(jaxpr) -> list[str]:
     return [eqn.primitive.name for eqn in jaxpr.eqns]
-
-
-def _listed(words) -> str:
-    """Words as a sentence lists them: "sin and mul", "sin, cos, mul and add", "none"."""
-    words = list(words)
-    if len(words) < 2:
-        return "".join(words) or "none"
-    return ", ".join(words[:-1]) + f" and {words[-1]}"
 
 
 def _is(yes: bool) -> str:
@@ -47,7 +39,7 @@ def _literal_printed_with_type() -> Observation:
         },
         repeats="the example above",
         said="The example above, traced again with arrays of ones: equations "
-        f"{_listed(_names(jaxpr))}; the 2.0 is a {type(mul.invars[1]).__name__}, and the "
+        f"{listed(_names(jaxpr), 'none')}; the 2.0 is a {type(mul.invars[1]).__name__}, and the "
         f"mul line reads {mul_line}.",
     )
 
@@ -76,7 +68,7 @@ def _closed_jaxpr_merged() -> Observation:
         f"{_is(jex.core.ClosedJaxpr is jex.core.Jaxpr)} the same class as Jaxpr, its .jaxpr "
         f"{_is(closed.jaxpr is closed)} the object itself, which holds "
         f"{counted(len(closed.consts), 'constant')} and "
-        f"{counted(len(_names(closed)), 'equation')} ({_listed(_names(closed))}).",
+        f"{counted(len(_names(closed)), 'equation')} ({listed(_names(closed), 'none')}).",
     )
 
 
@@ -95,7 +87,8 @@ def _closure_constvar_literal() -> Observation:
         observed=observed,
         repeats="the cell above",
         said="The cell above, traced again: "
-        f"{counted(len(observed['constvars']), 'constvar')}, {_listed(observed['constvars'])}; "
+        f"{counted(len(observed['constvars']), 'constvar')}, "
+        f"{listed(observed['constvars'], 'none')}; "
         f"jnp.pi is a {observed['jnp.pi is a']}, "
         f"{'printed' if observed['printed as'] else 'not printed'} as "
         "3.1415927410125732:f32[].",
@@ -121,7 +114,7 @@ def _nested_jit_primitive() -> Observation:
         },
         said="make_jaxpr of a jitted inner(v) = sin(v) * 2.0, called inside a sum: the first "
         f"equation is {top.primitive.name}, with name {top.params.get('name')} and "
-        + (f"a sub-jaxpr of {_listed(sub)}." if sub is not None else "no params['jaxpr']."),
+        + (f"a sub-jaxpr of {listed(sub, 'none')}." if sub is not None else "no params['jaxpr']."),
     )
 
 
@@ -140,7 +133,7 @@ def _library_custom_jvp() -> Observation:
         },
         repeats="the cell above",
         said="The outer function above, traced again: at the top level "
-        f"{_listed(_names(jaxpr))}; counted at every level, "
+        f"{listed(_names(jaxpr), 'none')}; counted at every level, "
         f"{counts['jit']} jit, {counts['custom_jvp_call']} custom_jvp_call and "
         f"{counted(counts['max'], 'max equation')}.",
     )
@@ -213,7 +206,7 @@ def _cond_int32_false_first() -> Observation:
         f"{'the same jaxpr' if same else 'two different jaxprs'}. Before the cond, "
         f"{before.primitive.name} to {before.params.get('new_dtype')}, whose result "
         f"{_is(cond.invars[0] is before.outvars[0])} the cond's index; its branches, in order: "
-        + ", then ".join(_listed(names) for names in branches)
+        + ", then ".join(listed(names, "none") for names in branches)
         + ".",
     )
 
@@ -238,7 +231,7 @@ def _grad_dead_code() -> Observation:
 
     def found(flags: list[bool]) -> str:
         if all(flags):
-            return f"in both {_listed(where)}"
+            return f"in both {listed(where, 'none')}"
         if any(flags):
             return f"in {where[flags.index(True)]} only"
         return f"in neither {' nor '.join(where)}"
@@ -287,7 +280,7 @@ def _same_jaxpr() -> Observation:
         repeats="the cell above",
         said="The cell above, run again: the jaxprs of sine for 1.0 and jnp.float32(1.0) print "
         f"{'alike' if str(jaxprs[0]) == str(jaxprs[1]) else 'differently'}, with a weakly "
-        f"typed input for {_listed(weak) if weak else 'neither'}, and jit compiled sine "
+        f"typed input for {listed(weak, 'neither')}, and jit compiled sine "
         f"{counted(counter.count, 'time')}.",
     )
 
@@ -326,8 +319,8 @@ def _cond_branches() -> Observation:
             and primitives["cond"] == 0,
         },
         said=f"A cond of sin and cos, each branch counting its runs: under jit with a True "
-        f"predicate, {_listed(under_jit) or 'no branch'} ran; under vmap with [True, False], "
-        f"{_listed(sorted(ran)) or 'no branch'} ran, and its jaxpr holds "
+        f"predicate, {listed(under_jit, 'no branch')} ran; under vmap with [True, False], "
+        f"{listed(sorted(ran), 'no branch')} ran, and its jaxpr holds "
         f"{counted(primitives['select_n'], 'select_n')} and {counted(primitives['cond'], 'cond')}.",
     )
 

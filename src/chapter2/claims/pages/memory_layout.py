@@ -3,7 +3,7 @@
 import jax.numpy as jnp
 
 from chapter2.claims.backends import CPU_COMPILER_TEXT
-from chapter2.claims.registry import Observation, claim, counted
+from chapter2.claims.registry import Observation, claim, counted, listed
 from chapter2.compat import major_to_minor
 from chapter2.hlo import (
     clean_hlo,
@@ -22,17 +22,11 @@ def _optimized(fn, *args, **jit_kwargs) -> str:
     return clean_hlo(compiled_text(fn, *args, **jit_kwargs))
 
 
-def _listed(words) -> str:
-    """Words as a sentence lists them: "kLoop", "transpose and copy", "a, b and c"."""
-    words = list(words)
-    if len(words) < 2:
-        return "".join(words) or "nothing"
-    return ", ".join(words[:-1]) + f" and {words[-1]}"
-
-
 def _fusions(kinds: list[str]) -> str:
     """Fusions in words: "1 fusion, of kind kLoop"."""
-    return counted(len(kinds), "fusion") + (f", of kind {_listed(kinds)}" if kinds else "")
+    return counted(len(kinds), "fusion") + (
+        f", of kind {listed(kinds, 'nothing')}" if kinds else ""
+    )
 
 
 def _with(yes: bool) -> str:
@@ -79,9 +73,10 @@ def _transpose_materialized() -> Observation:
             "it ends with": chained_body[-2:],
         },
         said=f"For a 256 × 128 float32 matrix, a.T compiled to {_fusions(fusion_kinds(alone))}, "
-        f"whose body is {_listed(alone_body)}; a.T * 2 + 1 to {_fusions(fusion_kinds(chained))}, "
-        f"its body holding {_listed(order)} in that order and ending with "
-        f"{_listed(chained_body[-2:])}.",
+        f"whose body is {listed(alone_body, 'nothing')}; "
+        f"a.T * 2 + 1 to {_fusions(fusion_kinds(chained))}, "
+        f"its body holding {listed(order, 'nothing')} in that order and ending with "
+        f"{listed(chained_body[-2:], 'nothing')}.",
     )
 
 

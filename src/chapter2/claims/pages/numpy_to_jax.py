@@ -6,14 +6,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from chapter2.claims.backends import CPU_BACKEND, HOST_MEMORY
-from chapter2.claims.registry import Observation, claim
+from chapter2.claims.registry import Observation, claim, listed
 from chapter2.compat import auto_format, input_output_formats, major_to_minor
 from chapter2.layout import aligned_empty, misaligned_empty, misalignment, shares_buffer
-
-
-def _listed(items: list[str]) -> str:
-    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
-    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
 
 
 @claim("fortran-input-row-major")
@@ -82,8 +77,8 @@ def _zero_copy() -> Observation:
         "aligned Fortran": "the aligned Fortran-order one",
         "aligned float64": "the aligned float64 one",
     }
-    kept = _listed([described[name] for name in arrays if shared[name]]) or "no buffer"
-    copied = _listed([described[name] for name in arrays if not shared[name]]) or "none"
+    kept = listed([described[name] for name in arrays if shared[name]], "no buffer")
+    copied = listed([described[name] for name in arrays if not shared[name]], "none")
     return Observation(
         expected={f"{name} shared": name == "aligned C" for name in arrays},
         observed={

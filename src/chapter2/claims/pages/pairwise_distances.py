@@ -6,15 +6,10 @@ import jax.numpy as jnp
 from chapter2.cases import distances as dist
 from chapter2.cases.ynn import YNN_OFF, uses_ynn
 from chapter2.claims.backends import YNN
-from chapter2.claims.registry import CannotCheck, Observation, claim, counted
+from chapter2.claims.registry import CannotCheck, Observation, claim, counted, listed
 from chapter2.hlo import compiled_text, fusion_kinds, kernels
 
 N, M, D = 1000, 1500, 64
-
-
-def _listed(items: list[str]) -> str:
-    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
-    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
 
 
 def _points(shift: float = 0.0):
@@ -199,7 +194,7 @@ def _v2_one_fusion() -> Observation:
         },
         said=f"Compiled v2 for the page's X and Y: {counted(len(found), 'kernel')}, "
         f"{'which' if len(found) == 1 else 'the first of which'} computes "
-        f"{_listed(body) or 'nothing'}; the compiled HLO holds {'a' if ynn else 'no'} "
+        f"{listed(body, 'nothing')}; the compiled HLO holds {'a' if ynn else 'no'} "
         f"__ynn_fusion.",
     )
 

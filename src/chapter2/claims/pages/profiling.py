@@ -10,16 +10,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from chapter2.claims.backends import CPU_THREADS, YNN
-from chapter2.claims.registry import Observation, claim, counted
+from chapter2.claims.registry import Observation, claim, counted, listed
 from chapter2.environment import default_device
 from chapter2.hlo import compiled_text, entry_computation, instruction_names, kernels
 from chapter2.pprof import buffer_bytes, read_profile
 from chapter2.traces import generic_name, read_trace, trace_files
-
-
-def _listed(items: list[str]) -> str:
-    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
-    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
 
 
 @claim("typed-prng-keys")
@@ -64,7 +59,7 @@ def _profiled_step() -> Observation:
     found = kernels(hlo)
     ynn = '"kind":"__ynn_fusion"' in hlo
     folded = f"constant({1 / 2000**2:g})" in entry_computation(hlo)
-    listed = _listed([f"{name} ({', '.join(ops)})" for name, ops in found.items()])
+    kernel_list = listed([f"{name} ({', '.join(ops)})" for name, ops in found.items()], "none")
     return Observation(
         expected={
             "kernels": {
@@ -80,7 +75,7 @@ def _profiled_step() -> Observation:
             "1/N is a constant of the step": folded,
         },
         said=f"Compiled complex_computation for two 2000 × 2000 float32 matrices: "
-        f"{counted(len(found), 'kernel')}, {listed or 'none'}; the HLO holds "
+        f"{counted(len(found), 'kernel')}, {kernel_list}; the HLO holds "
         f"{'a' if ynn else 'no'} __ynn_fusion, and 1/N {'is' if folded else 'is not'} a "
         f"constant of the step.",
     )
@@ -103,9 +98,9 @@ def _trace_files() -> Observation:
         names = sorted(generic_name(f) for f in trace_files(log_dir))
     folders = {name.rpartition("/")[0] for name in names}
     written = (
-        f" in {folders.pop()}/: {_listed([name.rpartition('/')[2] for name in names])}"
+        f" in {folders.pop()}/: {listed([name.rpartition('/')[2] for name in names])}"
         if len(folders) == 1
-        else f": {_listed(names)}"
+        else f": {listed(names)}"
         if names
         else ""
     )
@@ -142,8 +137,8 @@ def _tensorboard_separately() -> Observation:
             "extras of jax naming one": naming,
         },
         said=f"Read from the installed jax and jaxlib: their requirements name "
-        f"{_listed(required) or 'no TensorBoard or XProf package'}, and jax's optional extras "
-        f"name {_listed(naming) or 'none either'}.",
+        f"{listed(required, 'no TensorBoard or XProf package')}, and jax's optional extras "
+        f"name {listed(naming, 'none either')}.",
     )
 
 
@@ -155,7 +150,7 @@ def _trace_annotation() -> Observation:
     counts = trace.counts()
     calls = sum(n for name, n in counts.items() if name.startswith("PjitFunction("))
     instructions = set(counts) & instruction_names(hlo)
-    kernel_names = _listed(sorted(instructions)) or "no HLO instruction"
+    kernel_names = listed(sorted(instructions), "no HLO instruction")
     return Observation(
         expected={
             "events of the annotation 'step'": 1,
@@ -239,7 +234,7 @@ def _xla_threads() -> Observation:
         observed={"threads of the kernels": threads},
         said=f"In a trace of one call of a jitted sin(v).sum() over 1000 values, the "
         f"{counted(len(kernels_run), 'kernel event')} ran on threads named "
-        f"{_listed(threads) or 'nothing'}.",
+        f"{listed(threads, 'nothing')}.",
     )
 
 

@@ -10,14 +10,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from chapter2.claims.registry import Observation, claim, counted
+from chapter2.claims.registry import Observation, claim, counted, listed
 from chapter2.compiles import CompileCounter, explained_cache_misses
 from chapter2.fresh import run_probe
-
-
-def _listed(items: list[str]) -> str:
-    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
-    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
 
 
 def _times(n: int) -> str:
@@ -42,7 +37,7 @@ def _static_argnums() -> Observation:
         observed={"traced for": traced, "compilations": compiled.count},
         repeats="the cell above",
         said=f"Called with 3, 3, 7, 7, as in the cell above: traced {_times(len(traced))}"
-        f"{', for ' + _listed([str(t) for t in traced]) if traced else ''}, and compiled "
+        f"{', for ' + listed([str(t) for t in traced]) if traced else ''}, and compiled "
         f"{_times(compiled.count)}.",
     )
 
@@ -355,6 +350,6 @@ def _cache_folder_late() -> Observation:
         observed=found,
         repeats="the cell above",
         said=f"The cell above, run again in a fresh process: the first folder holds "
-        f"{_listed(found['first folder']) or 'nothing'}, the second "
-        f"{_listed(found['second folder']) or 'nothing'}.",
+        f"{listed(found['first folder'], 'nothing')}, the second "
+        f"{listed(found['second folder'], 'nothing')}.",
     )

@@ -4,13 +4,8 @@ import jax
 import jax.numpy as jnp
 
 from chapter2 import exercises, solutions
-from chapter2.claims.registry import Observation, claim, counted
+from chapter2.claims.registry import Observation, claim, counted, listed
 from chapter2.jaxprs import count_primitives
-
-
-def _listed(items: list[str]) -> str:
-    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
-    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
 
 
 @claim("exercise-target-histogram")
@@ -30,8 +25,8 @@ def _target_histogram() -> Observation:
 def _compile_sequence() -> Observation:
     per_call = exercises.compile_sequence()
     marks = "①②③④⑤⑥"
-    compiled = _listed([marks[i] for i, n in enumerate(per_call) if n]) or "none"
-    hit = _listed([marks[i] for i, n in enumerate(per_call) if not n]) or "none"
+    compiled = listed([marks[i] for i, n in enumerate(per_call) if n], "none")
+    hit = listed([marks[i] for i, n in enumerate(per_call) if not n], "none")
     return Observation(
         expected={"compilations per call": [1, 0, 1, 1, 0, 1]},
         observed={"compilations per call": per_call},

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from chapter2.claims.backends import CPU_COMPILER_TEXT, YNN
-from chapter2.claims.registry import Observation, claim, counted
+from chapter2.claims.registry import Observation, claim, counted, listed
 from chapter2.compat import cost_analysis
 from chapter2.fresh import run_probe
 from chapter2.hlo import (
@@ -25,11 +25,6 @@ from chapter2.hlo import (
     source_lines,
     stablehlo_ops,
 )
-
-
-def _listed(items: list[str]) -> str:
-    """A few names in words: "a", "a and b", "a, b and c"; "" for none."""
-    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 1 else items)
 
 
 def _holds(first: bool, second: bool, names: tuple[str, str] = ("sine", "reduce")) -> str:
@@ -59,7 +54,7 @@ def _stablehlo_then_hlo() -> Observation:
     added = Counter(stablehlo_ops(low)) - Counter(
         {"sine": 1, "multiply": 1, "add": 1, "convert": 2}
     )
-    lowering_added = _listed([f"{n} {op}" for op, n in added.items()]) or "nothing"
+    lowering_added = listed([f"{n} {op}" for op, n in added.items()], "nothing")
     return Observation(
         expected={
             "lowered text starts": "module",
@@ -92,7 +87,7 @@ def _elementwise_fusion() -> Observation:
         observed={"a * sin(x) + b fusions": kinds},
         said=f"Checked again, smaller: a * sin(x) + b for a 100 × 100 x compiled to "
         f"{counted(len(kinds), 'fusion')}"
-        f"{', of kind ' + _listed(kinds) if kinds else ''}.",
+        f"{', of kind ' + listed(kinds) if kinds else ''}.",
     )
 
 
@@ -109,7 +104,7 @@ def _matmul_sum_ynn() -> Observation:
             "sum(a @ b) is a __ynn_fusion": ynn,
         },
         said=f"Compiled jnp.sum(a @ b) for two 100 × 100 matrices: "
-        f"{counted(len(kinds), 'fusion')}{', of kind ' + _listed(kinds) if kinds else ''}, "
+        f"{counted(len(kinds), 'fusion')}{', of kind ' + listed(kinds) if kinds else ''}, "
         f"and the HLO {'tags' if ynn else 'tags none as'} a __ynn_fusion.",
     )
 
@@ -184,7 +179,7 @@ def _custom_call_costs() -> Observation:
         },
         repeats="the cell above",
         said=f"Compiled jnp.linalg.cholesky for a {n} x {n} matrix: it calls "
-        f"{_listed(targets) or 'no library routine'}, and the cost analysis counts "
+        f"{listed(targets, 'no library routine')}, and the cost analysis counts "
         f"{counted_flops:,.0f} flops, against {by_hand:,.0f} for the factorization.",
     )
 
@@ -233,7 +228,7 @@ def _constant_folding() -> Observation:
         },
         repeats="the cell above",
         said=f"The cell above, run again: the StableHLO {_holds(*before)}, the optimized HLO "
-        f"{_holds(*after)}, and its scalar constants are {_listed(scalars) or 'none'}.",
+        f"{_holds(*after)}, and its scalar constants are {listed(scalars, 'none')}.",
     )
 
 
@@ -303,7 +298,7 @@ def _source_lines() -> Observation:
     sources = source_lines(lowered.compile().as_text())
     line = simple_computation.__code__.co_firstlineno + 1
     here = {op.rsplit("/", 1)[1] for op, file, at in sources.values() if at == line}
-    traced = _listed(sorted(here)) or "no operation"
+    traced = listed(sorted(here), "no operation")
     return Observation(
         expected={"sin, mul, add traced to their line": True},
         observed={
@@ -342,7 +337,7 @@ def _xla_dump() -> Observation:
         one_compile = sorted(f.name.split(".", 1)[1] for f in Path(one).glob("*jit_exp_log*"))
     suffixes = {f.split("jit_simple_computation", 1)[1] for f in record["files"]}
     wanted = {".before_optimizations.txt", ".cpu_after_optimizations.txt"}
-    texts = _listed([w.split(".")[1] for w in sorted(wanted & suffixes)]) or "neither"
+    texts = listed([w.split(".")[1] for w in sorted(wanted & suffixes)], "neither")
     one_dumped = any(name.endswith("before_optimizations.txt") for name in one_compile)
     return Observation(
         expected={
