@@ -159,12 +159,18 @@ def _by_keyword() -> Observation:
     def add(state, step):
         return jax.tree.map(lambda a: a + step, state)
 
-    state = {"w": jax.numpy.ones(1000), "b": jax.numpy.zeros(10)}
-    jax.jit(add, donate_argnums=0)(state=state, step=1.0)
-    deleted = all(leaf.is_deleted() for leaf in jax.tree.leaves(state))
+    if not hasattr(jax, "pmap"):
+        msg = "jax.pmap, the transformation of JAX's example, does not exist here"
+        raise CannotCheck(msg)
+    donated = {}
+    for name, transform, leading in [("jit", jax.jit, ()), ("pmap", jax.pmap, (1,))]:
+        state = {"w": jax.numpy.ones((*leading, 1000)), "b": jax.numpy.zeros((*leading, 10))}
+        transform(add, donate_argnums=0)(state=state, step=jax.numpy.ones(leading))
+        donated[name] = all(leaf.is_deleted() for leaf in jax.tree.leaves(state))
     return Observation(
-        expected={"donated when passed by keyword": True},
-        observed={"donated when passed by keyword": deleted},
-        said="A jitted function with donate_argnums=0, its state passed as state=...: the "
-        "state's arrays were " + ("deleted, so donated." if deleted else "kept, not donated."),
+        expected={"donated by keyword under jit": True, "donated by keyword under pmap": False},
+        observed={f"donated by keyword under {n}": d for n, d in donated.items()},
+        said="A function given donate_argnums=0, its state passed as state=...: under jit the "
+        f"state's arrays were {'deleted, so donated' if donated['jit'] else 'kept'}; under "
+        f"pmap, {'deleted' if donated['pmap'] else 'kept, not donated'}.",
     )
