@@ -429,10 +429,58 @@ def test_a_note_says_from_which_release_its_claims_hold_and_where_they_cannot_be
     )
 
 
-def test_the_layer_hangs_nothing_of_its_own_on_the_sphinx_application():
-    """Its state lives in the `book` domain (book.record), not in attributes of `app`."""
-    layer = (DOCS / "_ext" / "book").glob("*.py")
-    assert [p.name for p in layer if re.search(r"\bapp\.book_\w+\s*=", p.read_text())] == []
+LAYER = sorted((DOCS / "_ext" / "book").glob("*.py"))
+
+
+def _assigned(tree: ast.Module) -> list[ast.expr]:
+    """Every target an assignment of the module writes."""
+    targets = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets += node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets.append(node.target)
+    return targets
+
+
+def _root(node: ast.expr) -> str:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return getattr(node, "id", "")
+
+
+def test_the_layer_keeps_its_state_in_its_own_objects_not_on_sphinxs():
+    """Per-page data lives in the `book` domain's pages; what one build needs, in objects a
+    module's setup makes (the collector, the problem log, book.links.WrittenPages). Nothing
+    is set as an attribute of `app` or `env`, nor as a key of a domain's data."""
+    found = [
+        f"{path.name}:{target.lineno}"
+        for path in LAYER
+        for target in _assigned(ast.parse(path.read_text()))
+        if (isinstance(target, ast.Attribute) and _root(target) in {"app", "env"})
+        or (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Attribute)
+            and target.value.attr == "data"
+        )
+    ]
+    assert found == []
+
+
+def test_each_module_of_the_layer_connects_its_own_handlers_in_its_setup():
+    registered = {}
+    for path in LAYER:
+        tree = ast.parse(path.read_text())
+        for function in [n for n in tree.body if isinstance(n, ast.FunctionDef)]:
+            for call in ast.walk(function):
+                method = getattr(getattr(call, "func", None), "attr", "")
+                if isinstance(call, ast.Call) and method.startswith(("connect", "add_")):
+                    registered.setdefault(function.name, set()).add(path.stem)
+    assert set(registered) == {"setup"}
+    from book import MODULES
+
+    assert set(MODULES) <= registered["setup"]
+    assert registered["setup"] - set(MODULES) == {"__init__", "defaults", "roofs"}
 
 
 def test_no_regular_expression_reads_which_claims_code_names_or_a_page_shows():

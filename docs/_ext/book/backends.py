@@ -152,3 +152,10 @@ class ReleaseNote(SphinxDirective):
             return [self.state.document.reporter.warning(str(err), line=self.lineno)]
         box += self.parse_text_to_nodes(sentence)
         return [box]
+
+
+def setup(app):
+    app.add_config_value("book_backends", "", "env", types=[str])
+    app.add_directive("backend-note", BackendNote)
+    app.add_directive("release-note", ReleaseNote)
+    return {"parallel_read_safe": False}

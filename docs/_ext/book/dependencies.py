@@ -144,3 +144,9 @@ def note_page_dependencies(app, docname: str, source: list[str]) -> None:
     measuring = closure(src, {f"{PROBES}.roofs"})
     measured = roofs.measured(app, measuring) if roofs.places_programs(files) else ""
     source[0] = with_hash(source[0], digest(files, src, claims_verified(src, source[0]), measured))
+
+
+def setup(app):
+    app.add_config_value("book_engine_src", "", "env", types=[str])
+    app.connect("source-read", note_page_dependencies)
+    return {"parallel_read_safe": False}

@@ -94,3 +94,9 @@ def write_report(build: Path, since: float) -> str | None:
         return None
     report.write_text(said + "\n")
     return said
+
+
+def setup(app):
+    app.setup_extension("book.record")  # the record is written before failed pages are evicted
+    app.connect("build-finished", forget_failed_pages)
+    return {"parallel_read_safe": False}

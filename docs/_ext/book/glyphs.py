@@ -14,3 +14,8 @@ class EmojiAsWords(SphinxPostTransform):
         for text in list(self.document.findall(nodes.Text)):
             if text.astext() in WORDS:
                 text.parent.replace(text, nodes.Text(WORDS[text.astext()]))
+
+
+def setup(app):
+    app.add_post_transform(EmojiAsWords)
+    return {"parallel_read_safe": False}

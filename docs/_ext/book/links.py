@@ -15,8 +15,6 @@ whose HTML is out of date are read again first.
 import html
 import re
 
-from book.record import book_data
-
 # A link as sphinx-codeautolink leaves it in a page's body (block.link_html), and its address.
 CODE_LINK = re.compile(r'<a (?P<attrs>[^>]*class="sphinx-codeautolink-a"[^>]*)>(?P<code>.*?)</a>')
 HREF = re.compile(r'href="(?P<href>[^"]*)"')
@@ -46,13 +44,27 @@ def _named_or_unwrapped(link: re.Match) -> str:
     return link[0] if names_its_target(href, link["code"]) else link["code"]
 
 
-def note_outdated_html(app) -> None:
-    """`builder-inited`: the pages whose HTML is out of date, as the HTML builder judges them
-    (asked before the build asks: the builder notes a changed configuration as it finds it)."""
-    if app.builder.format == "html":
-        book_data(app.env).data["html_outdated"] = sorted(app.builder.get_outdated_docs())
+class WrittenPages:
+    """The pages whose HTML this build writes again, read again too (one per build)."""
+
+    def __init__(self) -> None:
+        self.outdated: list[str] = []
+
+    def note(self, app) -> None:
+        """`builder-inited`: the pages whose HTML is out of date, as the HTML builder judges
+        them (asked before the build asks: the builder notes a changed configuration as it
+        finds it)."""
+        if app.builder.format == "html":
+            self.outdated = sorted(app.builder.get_outdated_docs())
+
+    def read_again(self, app, env, added, changed, removed) -> list[str]:
+        """`env-get-outdated`: those pages are read again."""
+        return sorted(set(self.outdated) & env.found_docs)
 
 
-def read_what_is_written(app, env, added, changed, removed) -> list[str]:
-    """`env-get-outdated`: those pages are read again."""
-    return sorted(set(book_data(env).data.pop("html_outdated", [])) & env.found_docs)
+def setup(app):
+    written = WrittenPages()
+    app.connect("builder-inited", written.note)
+    app.connect("env-get-outdated", written.read_again)
+    app.connect("html-page-context", named_links_only, priority=600)  # after its links
+    return {"parallel_read_safe": False}

@@ -264,3 +264,12 @@ def reader_buttons(app, pagename, templatename, context, doctree) -> None:
                 "label": "launch-buttons",
             }
         )
+
+
+def setup(app):
+    app.add_config_value("book_notebooks_repository", "", "html", types=[str])
+    app.add_role("book-wheel", wheel_role)
+    app.connect("env-get-outdated", uncached)
+    app.connect("html-page-context", offer_notebook)  # before the theme's (501)
+    app.connect("html-page-context", reader_buttons, priority=600)
+    return {"parallel_read_safe": False}

@@ -4,8 +4,6 @@ previous and next links, and their code's links, which a page written unread wou
 
 from sphinx import addnodes
 
-from book.record import book_data
-
 
 def strip_chapter(app, env) -> list[str]:
     """`env-get-updated`, before Sphinx numbers: last build's numbers without the chapter."""
@@ -30,14 +28,17 @@ def prefix_chapter(app, env) -> list[str]:
     return []
 
 
-def note_read(app, env, docnames: list[str]) -> None:
-    """`env-before-read-docs`: remember which pages this build reads."""
-    book_data(env).data["read_now"] = list(docnames)
-
-
 def read_all_after_contents_change(app, env, added, changed, removed) -> list[str]:
     """`env-get-outdated`: every page, when a page came or went or a page holding a toctree
     changed (reading executes nothing: outputs come from the cache)."""
     if added or removed or changed & set(env.toctree_includes):
         return sorted(env.found_docs)
     return []
+
+
+def setup(app):
+    app.add_config_value("book_chapter", 2, "env", types=[int])
+    app.connect("env-get-updated", strip_chapter, priority=100)
+    app.connect("env-get-updated", prefix_chapter, priority=900)
+    app.connect("env-get-outdated", read_all_after_contents_change)
+    return {"parallel_read_safe": False}

@@ -11,3 +11,8 @@ def copy_mathjax(app, exception) -> None:
     if exception is None and app.builder.format == "html":
         source = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
         shutil.copytree(source, Path(app.outdir) / "_static" / "mathjax", dirs_exist_ok=True)
+
+
+def setup(app):
+    app.connect("build-finished", copy_mathjax)
+    return {"parallel_read_safe": False}

@@ -35,11 +35,10 @@ CELL_FAILED = ("book", "cell")  # a failing cell's warning: recorded as data, no
 
 class BookDomain(Domain):
     """The book's per-page data, pickled with the environment: `pages` maps a page to what
-    its last reading found; `read_now` holds the pages this build reads, `build` the folder
-    it writes in."""
+    its last reading found."""
 
     name, label = "book", "Optimizing JAX Code for Performance"
-    initial_data = {"pages": {}, "read_now": [], "build": ""}  # noqa: RUF012 - Sphinx's
+    initial_data = {"pages": {}}  # noqa: RUF012 - Sphinx's
 
     @property
     def pages(self) -> dict[str, dict]:
@@ -70,7 +69,12 @@ def book_data(env) -> BookDomain:
 
 
 class BookCollector(EnvironmentCollector):
-    """Fills the `book` domain as each page is read, and names the pages to read again."""
+    """Fills the `book` domain as each page is read, and names the pages to read again; it
+    lives for one build, so it knows whether this build read a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read_a_page = False
 
     def clear_doc(self, app, env, docname: str) -> None:
         """The domain clears its own data."""
@@ -82,6 +86,7 @@ class BookCollector(EnvironmentCollector):
         """The page's statements and verdicts (from the nodes the renderer made) and, from its
         executed notebook, its failing cells (each one a warning at its line) and comparisons."""
         env = app.env
+        self.read_a_page = True
         page = book_data(env).page(env.docname)
         page["statements"] = statements(doctree)
         for node in doctree.findall(lambda n: isinstance(n, nodes.Element)):
@@ -103,10 +108,10 @@ class BookCollector(EnvironmentCollector):
     def get_updated_docs(self, app, env) -> list[str]:
         """After any page was read, the pages with a note or matrix (they show every page's
         verdicts) are written again."""
-        data = book_data(env)
-        if not data.data["read_now"]:
+        if not self.read_a_page:
             return []
-        return sorted(name for name, page in data.pages.items() if page["needs_every_page"])
+        pages = book_data(env).pages
+        return sorted(name for name, page in pages.items() if page["needs_every_page"])
 
     def get_outdated_docs(self, app, env, added, changed, removed) -> list[str]:
         """The pages the last record names, with a failing cell or a problem: read again."""
@@ -293,3 +298,12 @@ def checks_run(record: dict) -> dict[str, list[str]]:
         for claim_id in found["checks"]:
             runs.setdefault(claim_id, []).append(page)
     return runs
+
+
+def setup(app):
+    app.add_domain(BookDomain)
+    app.add_env_collector(BookCollector)
+    problems = ProblemLog(app)
+    app.connect("builder-inited", problems.attach)
+    app.connect("build-finished", problems.write)
+    return {"parallel_read_safe": False}

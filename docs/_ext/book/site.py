@@ -38,9 +38,7 @@ def read_report_again(app, env, added, changed, removed) -> list[str]:
 
 
 def read_report_last(app, env, docnames: list[str]) -> None:
-    """`env-before-read-docs`: the page drift-report is read last (Sphinx allows reordering),
-    and knows where this build writes."""
-    book_data(env).data["build"] = str(Path(app.outdir).parent)
+    """`env-before-read-docs`: the page drift-report is read last (Sphinx allows reordering)."""
     if REPORT_PAGE in docnames:
         docnames.remove(REPORT_PAGE)
         docnames.append(REPORT_PAGE)
@@ -59,9 +57,9 @@ def book_commit(root: Path) -> str:
 
 
 def drift_report(env) -> dict:
-    """This drift build's report, from what its pages recorded (read before this page), also
-    written beside its HTML folder."""
-    config, build = env.config, Path(book_data(env).data["build"])
+    """This drift build's report, from what its pages recorded (its page drift-report is
+    read last)."""
+    config, build = env.config, Path(env.doctreedir).parent  # book.build puts doctrees there
     record = build_record(env, [])
     cache = config.nb_execution_cache_path
     notebooks = {page: executed_notebook(build, cache, page) for page in sorted(env.found_docs)}
@@ -69,7 +67,7 @@ def drift_report(env) -> dict:
     release = json.loads(Path(config.book_drift_claims).read_text())  # what this build plays
     versions = {key: release[key] for key in ("jax", "jaxlib", "python", "recorded")}
     versions["commit"] = book_commit(Path(env.srcdir).parent)
-    report = build_report(
+    return build_report(
         claims_report(record) | versions,
         failing_cells(record),
         _read_json(config.book_drift_baseline_claims),
@@ -77,9 +75,14 @@ def drift_report(env) -> dict:
         if baseline.is_dir()
         else None,
     )
-    (build / "report.json").write_text(json.dumps(report, indent=2) + "\n")
-    (build / "report.md").write_text(to_markdown(report))
-    return report
+
+
+def write_drift_report(app, exception) -> None:
+    """`build-finished`: a drift build's report, beside its HTML folder."""
+    if exception is None and app.config.book_drift_claims:
+        report, build = drift_report(app.env), Path(app.outdir).parent
+        (build / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+        (build / "report.md").write_text(to_markdown(report))
 
 
 def banner(app, doctree, docname) -> None:
@@ -202,6 +205,20 @@ def assemble(site: Path, builds: dict[str, Path], baseline: str, root: str = "/"
         *({"name": f"JAX {v}", "version": v, "url": f"{root}jax-{v}/"} for v in others),
     ]
     (site / "switcher.json").write_text(json.dumps(switcher, indent=2) + "\n")
+
+
+def setup(app):
+    app.add_config_value("book_site_versions", [], "html", types=[list])
+    app.add_config_value("book_drift_claims", "", "html", types=[str])
+    app.add_config_value("book_drift_baseline", "", "", types=[str])
+    app.add_config_value("book_drift_baseline_claims", "", "", types=[str])
+    app.add_config_value("book_drift_reports", "", "", types=[str])
+    app.add_directive("drift-report", DriftReport)
+    app.connect("env-get-outdated", read_report_again)
+    app.connect("env-before-read-docs", read_report_last)
+    app.connect("doctree-resolved", banner)
+    app.connect("build-finished", write_drift_report, priority=400)  # before failed pages go
+    return {"parallel_read_safe": False}
 
 
 def main(argv: list[str] | None = None) -> int:

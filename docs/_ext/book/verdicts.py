@@ -439,3 +439,15 @@ def fill_pages(app, doctree, docname) -> None:
                 "an earlier form of the check."
             )
             node.replace_self([legend, _matrix_table(app, docname, matrix, home)])
+
+
+def setup(app):
+    app.add_config_value("book_claims_matrix", "", "env", types=[str])
+    app.add_directive("claims-matrix", ClaimsMatrix)
+    app.add_directive("claim-checks", ClaimChecks)
+    app.add_directive("version-note", VersionNote)
+    app.add_node(claims_matrix)
+    app.add_node(claim_checks)
+    app.add_node(note_release)
+    app.connect("doctree-resolved", fill_pages)
+    return {"parallel_read_safe": False}
