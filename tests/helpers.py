@@ -31,10 +31,13 @@ OUTER_ENV = {k: v for k, v in os.environ.items() if k != "BOOK_BUILD_DIR"} | {"N
 def make_book(tmp_path: Path, pages: dict[str, list[str]], code_links: bool = False) -> Path:
     """A book at tmp_path/docs with the real configuration (and the references' inventories)
     and one page per entry of `pages`. Its code links into the references only when asked:
-    sphinx-codeautolink adds two seconds to each build, and few tests look at those links."""
+    sphinx-codeautolink adds two seconds to each build, and few tests look at those links.
+    It has no link-preview tags: sphinxext-opengraph imports matplotlib (0.8 s a build) for
+    the cards the book does not draw, and only the book's own site is tested for them."""
     docs = tmp_path / "docs"
     docs.mkdir(parents=True)
     conf = (ROOT / "docs" / "conf.py").read_text()
+    conf += '\nextensions.remove("sphinxext.opengraph")\n'
     if not code_links:
         conf += '\nextensions.remove("sphinx_codeautolink")\n'
     (docs / "conf.py").write_text(conf)
