@@ -70,10 +70,12 @@ def test_a_check_that_ran_the_cell_again_says_only_that_while_it_holds():
 
 
 def test_the_page_of_checks_lists_each_value_beside_what_the_book_expects():
-    found = verdicts.findings(VERDICT)
-    assert r"- files written: \[\<host\>.xplane.pb\] (as expected)" in found
-    assert "- ready: no (the book describes yes)" in found
-    assert r"- a\*b: 2" + "\n" in found  # context: shown, not compared
+    found = verdicts.findings({**VERDICT, "observed": {**VERDICT["observed"], "re": r"\d+ ms"}})
+    assert "files written: [<host>.xplane.pb] (as expected)" in found
+    assert "ready: no (the book describes yes)" in found
+    assert "a*b: 2" in found  # context: shown, not compared
+    assert r"re: \d+ ms" in found  # as it was observed: no markup to take back off
+    assert verdicts.findings({**VERDICT, "observed": None}) == []
 
 
 def test_a_warning_on_its_own_page_is_a_box_with_the_same_panel():

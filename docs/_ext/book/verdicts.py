@@ -50,22 +50,23 @@ def words(value) -> str:
     return str(value)
 
 
-def findings(data: dict) -> str:
-    """What the check found, a value per line, each with what the book expects of it (for the
-    maintainers' page of checks; a reader's panel says it in words)."""
+def findings(data: dict) -> list[str]:
+    """What the check found, a value per row, each with what the book expects of it (for the
+    maintainers' page of checks; a reader's panel says it in words); none where the check
+    could not run (its evidence says why)."""
     if data["observed"] is None:
-        return escape(data["evidence"]) + "\n"
+        return []
     described = "the book describes" if data["kind"] == "observed" else "the book expects"
-    lines = []
+    rows = []
     # the check's order does not survive the execution cache (it sorts keys): sort them here
     for name in [*sorted(data["expected"]), *sorted(set(data["observed"]) - set(data["expected"]))]:
         seen = data["observed"].get(name, "(not observed)")
-        line = f"- {escape(name)}: {escape(words(seen))}"
+        row = f"{name}: {words(seen)}"
         if name in data["expected"]:
             wanted = data["expected"][name]
-            line += " (as expected)" if wanted == seen else f" ({described} {words(wanted)})"
-        lines.append(line)
-    return "\n".join(lines) + "\n"
+            row += " (as expected)" if wanted == seen else f" ({described} {words(wanted)})"
+        rows.append(row)
+    return rows
 
 
 def evidence_words(data: dict) -> str:
@@ -399,9 +400,8 @@ def _checks(app, docname: str, home: dict) -> list[nodes.Node]:
         section += said
         section += nodes.paragraph(text=f"{mark_title(data)}. {evidence_words(data)}")
         values = nodes.bullet_list()
-        for line in findings(data).splitlines():
-            if line.startswith("- "):
-                values += nodes.list_item("", nodes.paragraph(text=line[2:].replace("\\", "")))
+        for row in findings(data):
+            values += nodes.list_item("", nodes.paragraph(text=row))
         section += values
         section += nodes.literal_block(text=data["check_source"].rstrip(), language="python")
         found.append(section)
