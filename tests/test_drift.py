@@ -1,6 +1,6 @@
 """The drift report and the release matrix, on made-up verdicts."""
 
-from book import drift, matrix
+from book import drift, matrix, outputs
 
 
 def verdict(claim_id, status, kind="asserted", expected=None, observed=None, evidence="..."):
@@ -245,3 +245,24 @@ def test_a_cell_that_shows_a_drift_but_fails_otherwise_keeps_its_code_and_error(
     merged = text.split("## Cause 1: merged")[1].split("## Cause 2")[0]
     assert "```python\nprint(closed.jaxpr is closed)\n```" in merged
     assert "NameError: name 'closed' is not defined" in merged
+
+
+def test_a_change_past_the_lines_the_diff_shows_still_goes_to_its_claim():
+    claims = claims_report(
+        _drifted("merged", differs=("make_jaxpr returns", "Jaxpr", "ClosedJaxpr")),
+    )
+    before = "\n".join([*(f"step {i}: 1.0" for i in range(20)), "Jaxpr"])
+    after = "\n".join([*(f"step {i}: 2.0" for i in range(20)), "ClosedJaxpr"])
+    change = {
+        "page": "jaxprs",
+        "cell_index": 4,
+        "cell": "run()",
+        "output": "stdout",
+        "before": before,
+        "after": after,
+        "diff": outputs._diff(before, after),
+        "checked_after": [],
+    }
+    assert "ClosedJaxpr" not in change["diff"]  # past the lines a report shows
+    report = drift.build_report(claims, [], None, [change])
+    assert report["changed_outputs"][0]["claims"] == ["merged"]

@@ -1,6 +1,7 @@
 """The drift report under another JAX: drifted claims grouped by cause (`rests_on`), each
 failing cell and changed output given to the claim that explains it, or to none."""
 
+import difflib
 import json
 import sys
 from pathlib import Path
@@ -43,11 +44,20 @@ def _strings(value) -> list[str]:
     return [v for v in values if isinstance(v, str) and len(v) >= 4]
 
 
+def _changed_lines(before: str, after: str) -> tuple[str, str]:
+    """The lines an output lost and the lines it gained."""
+    was, now = before.splitlines(), after.splitlines()
+    lost, gained = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, was, now).get_opcodes():
+        if tag != "equal":
+            lost += was[i1:i2]
+            gained += now[j1:j2]
+    return "\n".join(lost), "\n".join(gained)
+
+
 def explaining_claims(change: dict, drifted: list[dict]) -> list[str]:
     """The drifted claims an output change shows, else the first its section verifies."""
-    lines = change["diff"].splitlines()
-    removed = "\n".join(line[1:] for line in lines if line.startswith("-"))
-    added = "\n".join(line[1:] for line in lines if line.startswith("+"))
+    removed, added = _changed_lines(change["before"], change["after"])
     shown = []
     for claim in drifted:
         for name in Observation(claim["expected"] or {}, claim["observed"] or {}).differences:
