@@ -27,12 +27,20 @@ def command(source: Path | str, outdir: Path | str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "book.build", str(source), str(outdir), *extra]
 
 
+def pages_run(build: Path, since: float) -> tuple[list[str], int]:
+    """The pages with code that the build started at `since` (a `time.time()`) executed
+    itself, and how many pages have code."""
+    pages = read_record(build).get("pages", {})
+    with_code = {
+        name: page["executed_at"] for name, page in pages.items() if page.get("executed_at")
+    }
+    return sorted(name for name, when in with_code.items() if when >= since), len(with_code)
+
+
 def executed_pages(build: Path, since: float) -> str:
     """How many pages with code the build that started at `since` executed itself."""
-    pages = read_record(build).get("pages", {}).values()
-    with_code = [page["executed_at"] for page in pages if page.get("executed_at")]
-    ran = sum(when >= since for when in with_code)
-    return f"Executed {ran} of the {len(with_code)} pages with code; the cache served the rest."
+    ran, with_code = pages_run(build, since)
+    return f"Executed {len(ran)} of the {with_code} pages with code; the cache served the rest."
 
 
 def main(argv: list[str] | None = None) -> int:
