@@ -7,6 +7,9 @@ from pathlib import Path
 
 from chapter2.claims.attribution import PAGE_VARIABLE
 
+# What each module's setup declares: the book builds with -j 1 (one page at a time, so no
+# timing shares the machine), and its handlers are written for that.
+SERIAL = {"parallel_read_safe": False, "parallel_write_safe": False}
 # The modules with a setup of their own, in the order they connect their handlers.
 MODULES = (
     "numbering",
@@ -43,4 +46,4 @@ def setup(app):
     app.add_config_value("book_layer_hash", layer_hash(), "env", types=[str])
     app.connect("source-read", name_the_page)
     app.add_css_file("book.css")
-    return {"version": "1", "parallel_read_safe": False}  # the book builds with -j 1
+    return {"version": "1", **SERIAL}

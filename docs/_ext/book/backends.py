@@ -16,6 +16,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
+from book import SERIAL
 from chapter2.claims.backends import recorded_runs
 from chapter2.releases import baseline_jax
 
@@ -158,4 +159,4 @@ def setup(app):
     app.add_config_value("book_backends", "", "env", types=[str])
     app.add_directive("backend-note", BackendNote)
     app.add_directive("release-note", ReleaseNote)
-    return {"parallel_read_safe": False}
+    return SERIAL

@@ -6,6 +6,7 @@ import os
 
 from sphinx.util import logging
 
+from book import SERIAL
 from chapter2.fresh import jax_settings
 
 logger = logging.getLogger(__name__)
@@ -25,4 +26,4 @@ def drop_jax_settings(app, config) -> None:
 
 def setup(app):
     app.connect("config-inited", drop_jax_settings)
-    return {"parallel_read_safe": False}
+    return SERIAL

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jupytext
 
-from book import roofs
+from book import SERIAL, roofs
 from chapter2.claims.registry import module_code
 from chapter2.fresh import PACKAGE as PROBES
 
@@ -149,4 +149,4 @@ def note_page_dependencies(app, docname: str, source: list[str]) -> None:
 def setup(app):
     app.add_config_value("book_engine_src", "", "env", types=[str])
     app.connect("source-read", note_page_dependencies)
-    return {"parallel_read_safe": False}
+    return SERIAL

@@ -9,6 +9,7 @@ when the build ends, so that it runs again.
 import contextlib
 from pathlib import Path
 
+from book import SERIAL
 from book.cache import opened
 from book.notebooks import executed_notebook
 from book.record import (
@@ -97,6 +98,6 @@ def write_report(build: Path, since: float) -> str | None:
 
 
 def setup(app):
-    app.setup_extension("book.record")  # the record is written before failed pages are evicted
-    app.connect("build-finished", forget_failed_pages)
-    return {"parallel_read_safe": False}
+    app.setup_extension("book.record")
+    app.connect("build-finished", forget_failed_pages, priority=600)  # after the record (500)
+    return SERIAL

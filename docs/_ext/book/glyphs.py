@@ -4,6 +4,8 @@ empty boxes."""
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from book import SERIAL
+
 WORDS = {"✅": "ran", "❌": "failed"}
 
 
@@ -18,4 +20,4 @@ class EmojiAsWords(SphinxPostTransform):
 
 def setup(app):
     app.add_post_transform(EmojiAsWords)
-    return {"parallel_read_safe": False}
+    return SERIAL

@@ -15,6 +15,8 @@ whose HTML is out of date are read again first.
 import html
 import re
 
+from book import SERIAL
+
 # A link as sphinx-codeautolink leaves it in a page's body (block.link_html), and its address.
 CODE_LINK = re.compile(r'<a (?P<attrs>[^>]*class="sphinx-codeautolink-a"[^>]*)>(?P<code>.*?)</a>')
 HREF = re.compile(r'href="(?P<href>[^"]*)"')
@@ -67,4 +69,4 @@ def setup(app):
     app.connect("builder-inited", written.note)
     app.connect("env-get-outdated", written.read_again)
     app.connect("html-page-context", named_links_only, priority=600)  # after its links
-    return {"parallel_read_safe": False}
+    return SERIAL

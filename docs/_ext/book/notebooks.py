@@ -13,6 +13,7 @@ import nbformat
 from docutils import nodes
 from sphinx.util import logging
 
+from book import SERIAL
 from book.cache import opened
 from chapter2.claims.registry import VERDICT_MIME
 
@@ -272,4 +273,4 @@ def setup(app):
     app.connect("env-get-outdated", uncached)
     app.connect("html-page-context", offer_notebook)  # before the theme's (501)
     app.connect("html-page-context", reader_buttons, priority=600)
-    return {"parallel_read_safe": False}
+    return SERIAL

@@ -4,6 +4,8 @@ previous and next links, and their code's links, which a page written unread wou
 
 from sphinx import addnodes
 
+from book import SERIAL
+
 
 def strip_chapter(app, env) -> list[str]:
     """`env-get-updated`, before Sphinx numbers: last build's numbers without the chapter."""
@@ -41,4 +43,4 @@ def setup(app):
     app.connect("env-get-updated", strip_chapter, priority=100)
     app.connect("env-get-updated", prefix_chapter, priority=900)
     app.connect("env-get-outdated", read_all_after_contents_change)
-    return {"parallel_read_safe": False}
+    return SERIAL

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import mathjax
 
+from book import SERIAL
+
 
 def copy_mathjax(app, exception) -> None:
     """`build-finished`: MathJax's es5 bundle, with its fonts, in `_static/mathjax/`."""
@@ -15,4 +17,4 @@ def copy_mathjax(app, exception) -> None:
 
 def setup(app):
     app.connect("build-finished", copy_mathjax)
-    return {"parallel_read_safe": False}
+    return SERIAL

@@ -21,6 +21,7 @@ from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util import logging
 from sphinx.util.nodes import get_node_line, get_node_source
 
+from book import SERIAL
 from book.notebooks import executed_notebook
 from book.outputs import shown_verdicts
 from chapter2.claims import load_errors
@@ -306,4 +307,4 @@ def setup(app):
     problems = ProblemLog(app)
     app.connect("builder-inited", problems.attach)
     app.connect("build-finished", problems.write)
-    return {"parallel_read_safe": False}
+    return SERIAL

@@ -7,6 +7,7 @@ whose roofs file is gone reads those pages again, and they measure anew."""
 import os
 from pathlib import Path
 
+from book import SERIAL
 from chapter2.fresh import run_probe
 from chapter2.roofline import ROOFS_VARIABLE
 
@@ -53,4 +54,4 @@ def setup(app):
     app.add_config_value("book_roofs", "", "", types=[str])
     app.connect("builder-inited", share_with_kernels)
     app.connect("env-get-outdated", measure_again)
-    return {"parallel_read_safe": False}
+    return SERIAL

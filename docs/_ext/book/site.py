@@ -17,6 +17,7 @@ from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 
+from book import SERIAL
 from book.drift import anything_changed, build_report, cause_sentence, to_markdown
 from book.notebooks import executed_notebook
 from book.outputs import compare_builds
@@ -210,15 +211,15 @@ def assemble(site: Path, builds: dict[str, Path], baseline: str, root: str = "/"
 def setup(app):
     app.add_config_value("book_site_versions", [], "html", types=[list])
     app.add_config_value("book_drift_claims", "", "html", types=[str])
-    app.add_config_value("book_drift_baseline", "", "", types=[str])
-    app.add_config_value("book_drift_baseline_claims", "", "", types=[str])
-    app.add_config_value("book_drift_reports", "", "", types=[str])
+    app.add_config_value("book_drift_baseline", "", "env", types=[str])
+    app.add_config_value("book_drift_baseline_claims", "", "env", types=[str])
+    app.add_config_value("book_drift_reports", "", "env", types=[str])
     app.add_directive("drift-report", DriftReport)
     app.connect("env-get-outdated", read_report_again)
     app.connect("env-before-read-docs", read_report_last)
     app.connect("doctree-resolved", banner)
     app.connect("build-finished", write_drift_report, priority=400)  # before failed pages go
-    return {"parallel_read_safe": False}
+    return SERIAL
 
 
 def main(argv: list[str] | None = None) -> int:

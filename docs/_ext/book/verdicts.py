@@ -13,6 +13,7 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from book import SERIAL
 from book.backends import NotRecorded, matrix_record, with_recorded
 from book.matrix import LEGEND, LINKED, since_text
 from book.record import VERDICT_ATTRIBUTE, book_data, home_verdicts
@@ -450,4 +451,4 @@ def setup(app):
     app.add_node(claim_checks)
     app.add_node(note_release)
     app.connect("doctree-resolved", fill_pages)
-    return {"parallel_read_safe": False}
+    return SERIAL
