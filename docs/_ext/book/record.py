@@ -118,10 +118,7 @@ class BookCollector(EnvironmentCollector):
         """The pages the last record names, with a failing cell or a problem: read again."""
         record = read_record(Path(app.outdir).parent)
         named = {f["page"] for f in failing_cells(record)}
-        named |= {
-            env.path2doc(str(Path(app.srcdir).parent / p["path"]))
-            for p in record.get("problems", [])
-        }
+        named |= {p.get("page") for p in record.get("problems", [])}
         return sorted(named & env.found_docs)
 
 
@@ -195,12 +192,13 @@ class ProblemLog(logging.WarningStreamHandler):
     def emit(self, record) -> None:
         if (getattr(record, "type", None), getattr(record, "subtype", None)) == CELL_FAILED:
             return
-        path, line = self.where(record)
+        path, line, page = self.where(record)
         message = stdlib_logging.LogRecord.getMessage(record)  # without Sphinx's location prefix
-        self.problems.append({"path": path, "line": line, "message": message})
+        self.problems.append({"path": path, "line": line, "page": page, "message": message})
 
-    def where(self, record) -> tuple[str, int]:
-        """The problem's file (from the folder above the sources) and line; 0 for none."""
+    def where(self, record) -> tuple[str, int, str | None]:
+        """The problem's file (from the folder above the sources), its line (0 for none) and
+        its page (None for a file that is not one)."""
         location, env = getattr(record, "location", None), self.app.env
         path, line = "", 0
         if isinstance(location, tuple):
@@ -211,10 +209,11 @@ class ProblemLog(logging.WarningStreamHandler):
             found = re.fullmatch(r"(.*?)(?::(\d+))?", location)
             path, line = found[1], int(found[2] or 0)
             path = path if Path(path).is_absolute() else str(env.doc2path(path))
+        page = env.path2doc(str(path)) if path else None
         root = Path(self.app.srcdir).parent
         if path and Path(path).is_relative_to(root):
             path = str(Path(path).relative_to(root))
-        return str(path), int(line)
+        return str(path), int(line), page
 
     def attach(self, app) -> None:
         """`builder-inited`: listen beside Sphinx's own warning stream."""
