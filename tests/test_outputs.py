@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from book import drift, outputs
 
+from chapter2.claims.registry import VERDICT_MIME
+
 # The published notebooks of two pages, as the baseline book (JAX 0.12.0.1) and the drift
 # build under JAX 0.11.2 executed them on the build machine (figures' bytes emptied).
 FROZEN = Path(__file__).parent / "data" / "outputs"
@@ -191,3 +193,20 @@ def test_a_changed_output_goes_to_the_drifted_claim_its_section_verifies(tmp_pat
     [cause] = report["causes"]
     assert [c["cell_index"] for c in cause["changed_outputs"]] == [5]
     assert report["unexplained_outputs"] == []
+
+
+def test_a_section_ends_at_a_heading_not_at_a_hash_line_in_a_fence():
+    def cell(kind, source, verified=None):
+        data = {VERDICT_MIME: {"id": verified}} if verified else {}
+        return {"cell_type": kind, "source": source, "metadata": {}, "outputs": [{"data": data}]}
+
+    notebook = {
+        "cells": [
+            cell("code", "x = 1"),
+            cell("markdown", "Prose.\n\n```\n# a comment, not a heading\n```\n"),
+            cell("code", 'verify("first")', verified="first"),
+            cell("markdown", "## Next section"),
+            cell("code", 'verify("second")', verified="second"),
+        ]
+    }
+    assert [c["checked_after"] for c in outputs.code_cells(notebook)] == [["first"], [], []]

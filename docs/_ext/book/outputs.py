@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+from markdown_it import MarkdownIt
 from myst_nb.ext.glue import GLUE_PREFIX
 
 from chapter2.claims.registry import VERDICT_MIME
@@ -93,6 +94,11 @@ def shown_verdicts(cell: dict) -> list[str]:
     ]
 
 
+def _opens_a_section(markdown: str) -> bool:
+    """Whether Markdown holds a heading (a `#` line in a fenced block is not one)."""
+    return any(token.type == "heading_open" for token in MarkdownIt("commonmark").parse(markdown))
+
+
 def code_cells(notebook: dict) -> list[dict]:
     """A notebook's code cells, each with the claims whose verdicts its section shows after
     it."""
@@ -102,7 +108,7 @@ def code_cells(notebook: dict) -> list[dict]:
     checked: list[str] = []
     for cell in reversed(cells):
         source = _joined(cell["source"])
-        if cell["cell_type"] == "markdown" and re.search(r"^#+ ", source, re.M):
+        if cell["cell_type"] == "markdown" and _opens_a_section(source):
             checked = []
         elif cell["cell_type"] == "code":
             cell["checked_after"] = list(checked)
