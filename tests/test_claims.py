@@ -243,6 +243,17 @@ def test_drift_names_the_claim_its_check_and_what_jax_did(empty_registry):
     assert "expected {'1 + 1': 3}, observed {'1 + 1': 2}" in message
 
 
+def test_a_notebook_shows_a_drift_as_its_claims_and_the_cells_error(empty_registry):
+    made_up("one-plus-one", lambda: Observation(expected={"1 + 1": 3}, observed={"1 + 1": 2}))
+    drift = ClaimDrift([evaluate("one-plus-one")], ZeroDivisionError("division by zero"))
+    assert drift._render_traceback_() == [
+        f"ClaimDrift: claim 'one-plus-one' (page demo) drifted on JAX {jax.__version__}.",
+        "ClaimDrift: this cell failed with ZeroDivisionError: division by zero",
+    ]
+    assert "JAX did:       1 + 1: 2 (the book expects 3)" in str(drift)  # the build's summary
+    assert [v.claim.id for v in drift.verdicts] == ["one-plus-one"]
+
+
 def test_a_cell_that_checks_several_claims_names_every_one_that_drifted(empty_registry):
     made_up("fine", lambda: Observation({"x": 1}, {"x": 1}))
     made_up("wrong-a", lambda: Observation({"x": 1}, {"x": 2}))

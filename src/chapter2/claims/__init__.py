@@ -15,7 +15,6 @@ from chapter2.claims.registry import (
     Status,
     Verdict,
     claim,
-    drift_message,
     run_check,
 )
 
@@ -72,7 +71,7 @@ def verify(claim_id: str) -> Verdict:
     verdict = evaluate(claim_id)
     if verdict.drifted:
         show_in_notebook(verdict)
-        raise ClaimDrift(drift_message(verdict))
+        raise ClaimDrift([verdict])
     return verdict
 
 
@@ -81,9 +80,9 @@ def verify_each(claim_ids: list[str], each=None) -> list[Verdict]:
     verdicts = [evaluate(claim_id) for claim_id in claim_ids]
     for verdict in verdicts if each else ():
         each(verdict)
-    drifted = [drift_message(v) for v in verdicts if v.drifted]
+    drifted = [v for v in verdicts if v.drifted]
     if drifted:
-        raise ClaimDrift("\n".join(drifted))
+        raise ClaimDrift(drifted)
     return verdicts
 
 

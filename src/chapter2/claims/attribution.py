@@ -5,7 +5,7 @@ every claim holds, it stays."""
 
 import os
 
-from chapter2.claims import ClaimDrift, drift_message, evaluate_all, show_in_notebook
+from chapter2.claims import ClaimDrift, evaluate_all, show_in_notebook
 
 PAGE_VARIABLE = "CHAPTER2_PAGE"
 
@@ -15,10 +15,9 @@ def explain(page: str, error: BaseException) -> ClaimDrift | None:
     drifted = [v for v in evaluate_all(page) if v.drifted]
     if not drifted:
         return None
-    found = "\n".join(drift_message(v) for v in drifted)
     for verdict in drifted:
         show_in_notebook(verdict)
-    return ClaimDrift(f"{found}\nthis cell failed with {type(error).__name__}: {error}")
+    return ClaimDrift(drifted, cell_error=error)
 
 
 def _show(shell, etype, value, tb, tb_offset=None):

@@ -273,11 +273,22 @@ class Verdict:
 
 
 class ClaimDrift(AssertionError):
-    """The installed JAX no longer does what the book says."""
+    """The installed JAX no longer does what the book says: the drifted verdicts, and the
+    error of the cell they explain, if one failed."""
+
+    def __init__(self, verdicts: list["Verdict"], cell_error: BaseException | None = None):
+        self.verdicts, self.cell_error = list(verdicts), cell_error
+        super().__init__("\n".join([*map(drift_message, verdicts), *self._failed()]))
+
+    def _failed(self) -> list[str]:
+        error = self.cell_error
+        return [f"this cell failed with {type(error).__name__}: {error}"] if error else []
 
     def _render_traceback_(self) -> list[str]:
-        """What a notebook shows (IPython's hook): the claim and where to edit, no traceback."""
-        return [f"ClaimDrift: {line}" for line in str(self).splitlines() if line[:1] != " "]
+        """What a notebook shows (IPython's hook): each claim and the cell's error, no
+        traceback and no details (the marks above the cell show them)."""
+        heads = [*map(drift_headline, self.verdicts), *self._failed()]
+        return [f"ClaimDrift: {head}" for head in heads]
 
 
 REGISTRY: dict[str, Claim] = {}
@@ -366,12 +377,18 @@ def where_checked(entry: Claim) -> str:
     return ""
 
 
+def drift_headline(verdict: Verdict) -> str:
+    """A drifted claim in one line: which, on which page, under which JAX."""
+    entry = verdict.claim
+    return _DRIFTED.format(id=entry.id, page=entry.page, jax=verdict.versions["jax"])
+
+
 def drift_message(verdict: Verdict) -> str:
     """A drifted claim: where it is checked and what JAX did (what the book says is on its
     page, above the cell; the build's summary quotes it)."""
     entry, obs = verdict.claim, verdict.observation
     lines = [
-        _DRIFTED.format(id=entry.id, page=entry.page, jax=verdict.versions["jax"]),
+        drift_headline(verdict),
         f"  its check:     {where_checked(entry) or 'the notebook cell that registers it'}",
         f"  JAX did:       {verdict.evidence}",
     ]
