@@ -94,9 +94,12 @@ def shown_verdicts(cell: dict) -> list[str]:
     ]
 
 
+COMMONMARK = MarkdownIt("commonmark")
+
+
 def _opens_a_section(markdown: str) -> bool:
     """Whether Markdown holds a heading (a `#` line in a fenced block is not one)."""
-    return any(token.type == "heading_open" for token in MarkdownIt("commonmark").parse(markdown))
+    return any(token.type == "heading_open" for token in COMMONMARK.parse(markdown))
 
 
 def code_cells(notebook: dict) -> list[dict]:
