@@ -118,24 +118,56 @@ def loop_jit(state, x, y):
     return state, losses
 
 
-def loop_on_device(step, state, x, y, drop_last: bool = False):
-    """Each batch put on the device; the losses kept there and fetched LOG_EVERY at a time,
-    each at least LOG_EVERY steps late, so the host never waits for a step it has just
+def loop_on_device(step, state, feed):
+    """`step` over the batches of `feed`, its losses kept on the device and fetched LOG_EVERY at
+    a time, each at least LOG_EVERY steps late: the host never waits for a step it has just
     dispatched, except for the last ones at the epoch's end."""
-    on_device, fetched = [], []
-    for batch in batches(x, y, drop_last):
-        state, loss = step(state, *jax.device_put(batch))  # one call puts both arrays
-        on_device.append(loss)
-        if len(on_device) == 2 * LOG_EVERY:  # fetch the older half
-            fetched += jax.device_get(on_device[:LOG_EVERY])
-            del on_device[:LOG_EVERY]
-    return state, fetched + jax.device_get(on_device)
+    pending, fetched = [], []
+    for batch in feed:
+        state, loss = step(state, *batch)
+        pending.append(loss)
+        if len(pending) == 2 * LOG_EVERY:  # fetch the older half
+            fetched += jax.device_get(pending[:LOG_EVERY])
+            del pending[:LOG_EVERY]
+    return state, fetched + jax.device_get(pending)
+
+
+def put_each(feed):
+    """Each batch put on the device as it is used: one call puts both arrays."""
+    return (jax.device_put(batch) for batch in feed)
+
+
+def put_ahead(feed):
+    """Each batch put on the device one batch early: the next is put before this one is used."""
+    feed = iter(feed)
+    following = jax.device_put(next(feed))
+    for batch in feed:
+        current, following = following, jax.device_put(batch)
+        yield current
+    yield following
 
 
 step_donated = jax.jit(train_step, donate_argnums=0)
-loop_no_sync = partial(loop_on_device, step_jit)
-loop_one_shape = partial(loop_on_device, step_jit, drop_last=True)
-loop_donated = partial(loop_on_device, step_donated, drop_last=True)
+
+
+def loop_late_fetch(state, x, y):
+    return loop_on_device(step_jit, state, batches(x, y))  # NumPy batches, as before
+
+
+def loop_no_sync(state, x, y):
+    return loop_on_device(step_jit, state, put_each(batches(x, y)))
+
+
+def loop_one_shape(state, x, y):
+    return loop_on_device(step_jit, state, put_each(batches(x, y, drop_last=True)))
+
+
+def loop_donated(state, x, y):
+    return loop_on_device(step_donated, state, put_each(batches(x, y, drop_last=True)))
+
+
+def loop_prefetched(state, x, y):
+    return loop_on_device(step_donated, state, put_ahead(batches(x, y, drop_last=True)))
 
 
 @partial(jax.jit, donate_argnums=0)
@@ -165,22 +197,6 @@ def loop_scanned(state, x, y):
             losses += list(jax.device_get(previous))
         previous = chunk
     return state, losses + (list(jax.device_get(previous)) if previous is not None else [])
-
-
-def loop_prefetched(state, x, y):
-    """As `loop_donated`, the next batch put on the device before the step is dispatched."""
-    on_device, fetched = [], []
-    ahead = batches(x, y, drop_last=True)
-    following = jax.device_put(next(ahead))
-    for batch in ahead:
-        current, following = following, jax.device_put(batch)
-        state, loss = step_donated(state, *current)
-        on_device.append(loss)
-        if len(on_device) == 2 * LOG_EVERY:
-            fetched += jax.device_get(on_device[:LOG_EVERY])
-            del on_device[:LOG_EVERY]
-    state, loss = step_donated(state, *following)
-    return state, fetched + jax.device_get([*on_device, loss])
 
 
 def epochs(loop, seed: int = 0):
