@@ -52,8 +52,8 @@ def printed(name: str, found: Audit) -> str:
         + (": JAX copies each to the device" if found.numpy_inputs else ""),
         f"  host results   {found.host_results} a call"
         + (": each waits for the device" if found.host_results else ""),
-        f"  waits          {'yes' if found.waits else 'no'} "
-        f"({found.ready_on_return} of {found.calls} calls returned with results ready)",
+        "  waits          "
+        + ("yes: a call returns only once its results are computed" if found.waits else "no"),
         f"  donated        {found.donated} input arrays a call",
         f"  time           {milliseconds(step.median)} ms a step ({milliseconds(step.low)} to "
         f"{milliseconds(step.high)} ms for the middle half of {step.n} calls, each waited for)",

@@ -136,6 +136,45 @@ def test_a_readers_module_is_found_in_the_folder_the_program_runs_in(tmp_path):
     assert "mystep:factory should return (update, state, batches" in done.stderr
 
 
+WAITING_STEP = """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def step(w, x):
+    return w - 0.01 * (x.T @ (x @ w)), jnp.mean(x @ w)
+
+def waits_inside(w, x):  # device arrays only, but it waits for them
+    return jax.block_until_ready(step(w, x))
+
+def waits_not(w, x):
+    return step(w, x)
+
+def factory(update):
+    return update, jnp.ones((256, 256)), [(jnp.ones((512, 256)),)] * 3
+
+def waiting():
+    return factory(waits_inside)
+
+def not_waiting():
+    return factory(waits_not)
+"""
+
+
+def test_step_audit_sees_a_wait_that_returns_no_host_value(tmp_path):
+    (tmp_path / "mystep.py").write_text(WAITING_STEP)
+    found = {
+        name: json.loads(run("step_audit", f"mystep:{name}", "--json", cwd=tmp_path).stdout)[
+            f"mystep:{name}"
+        ]
+        for name in ("waiting", "not_waiting")
+    }
+    assert {name: (a["waits"], a["host_results"]) for name, a in found.items()} == {
+        "waiting": (True, 0),
+        "not_waiting": (False, 0),
+    }
+
+
 def test_step_audit_finds_the_first_loops_waits_and_extra_compilation_not_the_last():
     done = run("step_audit", "--quick", "--json")
     assert done.returncode == 0, done.stderr
