@@ -139,12 +139,14 @@ def put_each(feed):
 
 def put_ahead(feed):
     """Each batch put on the device one batch early: the next is put before this one is used."""
-    feed = iter(feed)
-    following = jax.device_put(next(feed))
+    current = None
     for batch in feed:
-        current, following = following, jax.device_put(batch)
+        following = jax.device_put(batch)
+        if current is not None:
+            yield current
+        current = following
+    if current is not None:
         yield current
-    yield following
 
 
 step_donated = jax.jit(train_step, donate_argnums=0)
