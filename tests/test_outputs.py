@@ -50,24 +50,6 @@ def test_the_frozen_builds_differ_only_in_what_is_measured():
             "device   170 ms median (168 to 177 ms for the middle half of 7 runs)",
         ),
         (
-            "XLA sum: axis=1 and axis=0 could not be told apart: the middle halves of their runs "
-            "overlap (0.166 ms against 0.182 ms, medians of 20 runs each)",
-            "XLA sum: axis=1 ran 1.3 × faster than axis=0 (0.357 ms against 0.458 ms, medians of "
-            "20 runs each)",
-        ),
-        (
-            "16 MB XLA copy: the copy and the transpose could not be told apart: the ranges that "
-            "hold their medians overlap (0.918 ms against 0.914 ms, medians of 40 runs each)",
-            "16 MB XLA copy: the copy ran 1.3 × faster than the transpose (0.736 ms against "
-            "0.977 ms, medians of 13 runs each)",
-        ),
-        (  # as the pages print them now: rounds stop once the two are told apart
-            "16 MB XLA copy: the copy and the transpose could not be told apart (0.918 ms "
-            "against 0.914 ms, medians of 40 runs each)",
-            "16 MB XLA copy: the copy ran 1.3 × faster than the transpose (0.736 ms against "
-            "0.977 ms, medians of 13 runs each)",
-        ),
-        (
             "overlapped           49.9 ms median (49.7 to 50.2 ms for the middle half of 7 runs)",
             "overlapped           50.6 ms median (50.1 to 51.0 ms for the middle half of 13 runs)",
         ),

@@ -19,13 +19,6 @@ DIFF_LINES = 12  # the longest diff shown for one output; the rest is counted
 MASKS: tuple[tuple[str, str, str], ...] = (
     ("address", r"0x[0-9a-fA-F]{6,}", "<address>"),
     ("version", r"(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.])", "<version>"),
-    ("comparison", r"\bran [\d.]+ × faster than\b|\btook [\d.]+ × as long as\b", "<compared with>"),
-    (
-        "comparison",
-        r" and (.+?) could not be told apart(?:: the "
-        r"(?:middle halves of their runs|ranges that hold their medians) overlap)?",
-        r" <compared with> \1",
-    ),
     ("runs", r"\b(medians? of|middle half of) \d+ runs\b", r"\1 <n> runs"),
     (
         "duration",
