@@ -114,6 +114,25 @@ def test_a_drifted_claim_fails_the_build_naming_the_claim(tmp_path):
         said,
     ]
     assert 'verify("demo-drift")' in "\n".join(tail)
+    summary = tail[next(i for i, line in enumerate(tail) if "failed the build:" in line) :]
+    assert labels(summary) == labels(contributing_sample())
+
+
+def contributing_sample() -> list[str]:
+    """The failure summary CONTRIBUTING.md shows under "When the build fails"."""
+    text = (ROOT / "CONTRIBUTING.md").read_text().split("## When the build fails", 1)[1]
+    return text.split("```\n", 2)[1].splitlines()
+
+
+def labels(lines: list[str]) -> list[str]:
+    """Each line's first word (a page's path as <page>), a cell's quoted lines as one."""
+    found: list[str] = []
+    for line in lines:
+        word = line.split()[0]
+        word = "<page>" if word.startswith("docs/") else word
+        if not found or found[-1] != word:
+            found.append(word)
+    return found
 
 
 def test_a_cell_that_fails_before_the_check_still_names_the_drifted_claim(tmp_path):
