@@ -21,6 +21,7 @@ BUILD = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build")).resolve
 BOOK_BUILD = ["python", "-m", "book.build", "docs", str(BUILD / "html")]
 # The pinned toolchain every session installs; `nox -s toolchain` tries the newest instead.
 CONSTRAINTS = ["-c", str(ROOT / "constraints.txt")]
+PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 PYTEST = ["pytest", "-n", "auto", "--dist", "worksteal"]  # every core
 # The docs session's environment: the tests run in it too (one install, one bytecode compile).
 DOCS_PYTHON = ROOT / ".nox" / "docs" / "bin" / "python"
@@ -65,14 +66,22 @@ def wheel_is_current(folder: Path) -> bool:
 PYTHON = find_python()
 
 
-def _install(session: nox.Session, extras: str, *packages: str, upgrade: bool = False) -> None:
-    """The book with `extras` and `packages`, pinned (newest with `upgrade`), as bytecode."""
+def _install(session: nox.Session, needs: str, *packages: str, upgrade: bool = False) -> None:
+    """The book with `needs` (its extras and dependency groups, comma-separated) and
+    `packages`, pinned (newest with `upgrade`), as bytecode."""
     if PYTHON is None:
         session.error("No Python >= 3.12 found: install one (`uv python install 3.12`, say)")
     pins = ["--upgrade"] if upgrade else CONSTRAINTS
-    layer = ["-e", "docs/_ext"] if "docs" in extras else []  # the Sphinx layer, its own package
-    book = ["-e", f".[{extras}]", *layer, *packages]
-    session.install(*pins, *book, env={"UV_COMPILE_BYTECODE": "1"})
+    extras = [n for n in needs.split(",") if n in PYPROJECT["project"]["optional-dependencies"]]
+    groups = [n for n in needs.split(",") if n not in extras]
+    layer = ["-e", "docs/_ext"] if "docs" in groups else []  # the Sphinx layer, its own package
+    book = [
+        "-e",
+        f".[{','.join(extras)}]",
+        *layer,
+        *nox.project.dependency_groups(PYPROJECT, *groups),
+    ]
+    session.install(*pins, *book, *packages, env={"UV_COMPILE_BYTECODE": "1"})
 
 
 def _jax(release: str) -> list[str]:
@@ -118,7 +127,7 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """Check style with ruff: lint rules and formatting, without changing files."""
-    session.install(*CONSTRAINTS, "ruff")
+    session.install(*CONSTRAINTS, *nox.project.dependency_groups(PYPROJECT, "dev"))
     session.run("ruff", "check", *LINTED)
     session.run("ruff", "format", "--check", *LINTED)
 
