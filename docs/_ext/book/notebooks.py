@@ -131,28 +131,24 @@ def _checks(cell: nbformat.NotebookNode) -> bool:
     return any(VERDICT_MIME in output.get("data", {}) for output in cell.get("outputs", []))
 
 
-CELL_BREAK = "<!-- the next notebook cell -->"
-
-
 def _prose_html(builder, page, chunks: list[list[nodes.Node]], page_url: str) -> list[str]:
     """Each chunk of prose as the page's translator writes it (the page's transforms are done;
-    applying them again would add a second title to a warning), in one pass; its links
-    absolute where the site's address is known, its anchors left to the site."""
-    whole = nodes.document(page.settings, page.reporter)
+    applying them again would add a second title to a warning); its links absolute where the
+    site's address is known, its anchors left to the site."""
+    html = []
     for chunk in chunks:
-        whole += nodes.raw("", CELL_BREAK, format="html")
-        whole.extend(chunk)
-    whole += nodes.raw("", CELL_BREAK, format="html")
-    for node in whole.findall(nodes.Element):
-        node["ids"] = []
-    for link in whole.findall(nodes.reference):
-        if page_url and link.get("refuri") and not urlparse(link["refuri"]).scheme:
-            link["refuri"] = urljoin(page_url, link["refuri"])
-    translator = builder.create_translator(whole, builder)
-    with logging.suppress_logging():  # the page gave its warnings; a figure here has no anchor
-        whole.walkabout(translator)
-    parts = "".join(translator.fragment).split(CELL_BREAK)
-    return [_one_html_block(part) for part in parts[1:-1]]
+        part = nodes.document(page.settings, page.reporter)
+        part.extend(chunk)
+        for node in part.findall(nodes.Element):
+            node["ids"] = []
+        for link in part.findall(nodes.reference):
+            if page_url and link.get("refuri") and not urlparse(link["refuri"]).scheme:
+                link["refuri"] = urljoin(page_url, link["refuri"])
+        translator = builder.create_translator(part, builder)
+        with logging.suppress_logging():  # the page gave its warnings; a figure has no anchor
+            part.walkabout(translator)
+        html.append(_one_html_block("".join(translator.fragment)))
+    return html
 
 
 def _one_html_block(html: str) -> str:
