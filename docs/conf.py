@@ -67,9 +67,6 @@ codeautolink_concat_default = True
 # A cell that does not parse fails as it runs, and the build names it there: once.
 suppress_warnings = ["codeautolink.parse_block"]
 
-# Kernels talk to the build over IPC sockets (see docs/_ext/book/kernels.py).
-os.environ["JUPYTER_DEFAULT_PROVISIONER_NAME"] = "book-ipc"
-
 # Copy buttons on code, not on outputs; the >>> and $ prompts are left out of the copy.
 copybutton_selector = "div:not(.output) > div.highlight pre"
 copybutton_exclude = ".linenos, .gp, .go"

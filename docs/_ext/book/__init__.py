@@ -23,6 +23,7 @@ MODULES = (
     "site",
     "backends",
     "glyphs",
+    "kernels",
 )
 
 

@@ -2,15 +2,20 @@
 ipykernel never warns "Kernel is running over TCP without encryption" (myst-nb passes the
 kernel manager no options). The socket path is absolute and short (Unix limits it). Each
 kernel starts with the IPython extension that names the drifted claim behind a failing cell
-(chapter2.claims.attribution), and is ended soon after its last cell (SHUTDOWN_SECONDS)."""
+(chapter2.claims.attribution), and is ended soon after its last cell (SHUTDOWN_SECONDS).
+It is jupyter_client's default provisioner in the build's process, set on the provisioner
+factory's configurable `default_provisioner_name`."""
 
 import shutil
 import tempfile
 from pathlib import Path
 
-from jupyter_client.provisioning import LocalProvisioner
+from jupyter_client.provisioning import KernelProvisionerFactory, LocalProvisioner
+
+from book import SERIAL
 
 ATTRIBUTION = "chapter2.claims.attribution"
+PROVISIONER = "book-ipc"  # its name as docs/_ext/pyproject.toml's entry point gives it
 # A page's kernel has sent every output when it is asked to shut down; Python and JAX then take
 # 0.4 to 0.6 s to tear down (a clean build waits that on each page). Half of this is allowed
 # for that, then the kernel is terminated.
@@ -34,3 +39,13 @@ class IPCProvisioner(LocalProvisioner):
         await super().cleanup(restart)
         if not restart:
             shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def use_ipc_kernels(app) -> None:
+    """`builder-inited`: the pages' kernels, all started after it, use this provisioner."""
+    KernelProvisionerFactory.instance().default_provisioner_name = PROVISIONER
+
+
+def setup(app):
+    app.connect("builder-inited", use_ipc_kernels)
+    return SERIAL
