@@ -86,8 +86,9 @@ def copy_of_the_repository(repo):
     # The pages already executed stay executed: their outputs, and the roofs in their keys.
     if (HTML.parent / ".jupyter_cache").is_dir():
         shutil.copytree(HTML.parent / ".jupyter_cache", repo / "docs/_build/.jupyter_cache")
-    if (HTML.parent / "roofs.json").is_file():
-        shutil.copy2(HTML.parent / "roofs.json", repo / "docs/_build/roofs.json")
+    for kept in ("roofs.json", "roofs.method"):  # the roofs, and the code that measured them
+        if (HTML.parent / kept).is_file():
+            shutil.copy2(HTML.parent / kept, repo / "docs/_build" / kept)
 
 
 def section_number(html: str) -> list[int]:

@@ -4,6 +4,7 @@ first such page is read, before it executes; the roofs' values join each such pa
 key (book.dependencies), so no page shows roofs of another run than its own timings. A build
 whose roofs file is gone reads those pages again, and they measure anew."""
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -23,13 +24,20 @@ def places_programs(files: set[Path]) -> bool:
     return any(path.as_posix().endswith(ENGINE_MODULE.as_posix()) for path in files)
 
 
+def method_file(app) -> Path:
+    """Where the build keeps a hash of the code that measured its roofs."""
+    return roofs_file(app).with_suffix(".method")
+
+
 def measured(app, method: set[Path]) -> str:
-    """The roofs' JSON: the build's file, measured first if there is none or if a file of the
-    `method` changed since."""
-    path = roofs_file(app)
-    if not path.is_file() or max(f.stat().st_mtime for f in method) > path.stat().st_mtime:
+    """The roofs' JSON: the build's file, measured first if there is none or if the code of
+    the `method` differs from the code that measured it (its contents, not its times)."""
+    path, stamp = roofs_file(app), method_file(app)
+    digest = hashlib.sha256(b"".join(f.read_bytes() for f in sorted(method))).hexdigest()
+    if not path.is_file() or not stamp.is_file() or stamp.read_text() != digest:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(run_probe("roofs", env={"JAX_PLATFORMS": "cpu"}))  # the book's device
+        stamp.write_text(digest)
     return path.read_text()
 
 
