@@ -57,6 +57,16 @@ def test_every_failing_cell_is_named_at_the_end_at_its_file_and_line(tmp_path):
     assert set(env.domaindata["book"]["pages"]) == {"index", "first", "fine", "second"}
 
 
+def test_a_configuration_that_fails_to_load_is_named_and_nothing_else(tmp_path):
+    docs = make_book(tmp_path, {"page": ["print('never run')"]})
+    (docs / "conf.py").write_text((docs / "conf.py").read_text() + "\nraise ValueError('bad')\n")
+    result = build(docs)
+    assert result.returncode != 0
+    assert "ValueError: bad" in result.stdout
+    assert last_lines(result, 1) == "The build stopped before it recorded its problems."
+    assert "FileNotFoundError" not in result.stdout
+
+
 BAD_EDITS = {  # page -> (its broken content, what the end of the build must say of it)
     "asserts": ("```{code-cell} ipython3\nassert 1 == 2, 'one is not two'\n```", "one is not two"),
     "syntax": ("```{code-cell} ipython3\ndef broken(:\n    pass\n```", "SyntaxError"),

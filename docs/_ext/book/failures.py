@@ -93,6 +93,7 @@ def write_report(build: Path, since: float) -> str | None:
     if said is None:
         report.unlink(missing_ok=True)
         return None
+    build.mkdir(parents=True, exist_ok=True)  # a build that stopped in its configuration
     report.write_text(said + "\n")
     return said
 
