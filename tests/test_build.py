@@ -177,7 +177,7 @@ def test_a_book_built_where_the_default_device_is_a_gpu_reports_cpu_facts_or_pin
     anywhere = (docs / "_build" / "html" / "anywhere.html").read_text()
     assert "○ a fact of the CPU, not checked on GPU" in anywhere
     about_the_cpu = (docs / "_build" / "html" / "about-the-cpu.html").read_text()
-    assert "✓ checked on JAX" in about_the_cpu
+    assert '✓ <span class="visually-hidden">checked on JAX' in about_the_cpu
     assert "not checked on GPU" not in about_the_cpu
 
 

@@ -52,9 +52,21 @@ def test_a_verdict_is_a_compact_mark_whose_panel_says_in_words_what_was_run():
         assert machinery not in text
 
 
+def test_a_mark_that_came_out_as_the_page_says_shows_its_symbol_alone():
+    """Its words go to a screen reader only; a mark that needs the reader's eye keeps them."""
+    for status, said in [
+        ("holds", "checked on JAX 0.12.0.1"),
+        ("as specified", "seen on this book's machine (JAX 0.12.0.1)"),
+    ]:
+        text = verdicts.verdict_markdown({**VERDICT, "status": status}, boxed=False)
+        assert text.startswith(f"````{{dropdown}} ✓ [{said}]{{.visually-hidden}}\n"), text
+    drifted = verdicts.verdict_markdown({**VERDICT, "status": "drifted"}, boxed=False)
+    assert drifted.startswith("````{dropdown} ✗ not true on JAX 0.12.0.1\n")
+
+
 def test_a_panel_without_words_of_its_check_gives_its_values_in_words():
     text = verdicts.panel(VERDICT)
-    assert text.startswith(r"files written: \[\<host\>.xplane.pb\]; ready: no; a\*b: 2.")
+    assert text.startswith(r"a\*b: 2; files written: \[\<host\>.xplane.pb\]; ready: no.")
     drifted = verdicts.panel({**VERDICT, "said": SAID, "status": "drifted"})
     assert "2 a\\*b. The book says otherwise." in drifted
 
@@ -106,7 +118,7 @@ def test_a_fact_of_another_backend_says_so_in_its_mark():
 
 def test_values_read_as_words():
     assert verdicts.words([True, False, None, [1, "a"]]) == "[yes, no, none, [1, a]]"
-    assert verdicts.words({"x": 1.5}) == "{x: 1.5}"
+    assert verdicts.words({"x": 1.5, "b": 2}) == "{b: 2, x: 1.5}"  # as the cache keeps it
 
 
 @pytest.mark.parametrize("status", list(Status))

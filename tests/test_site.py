@@ -733,6 +733,16 @@ def test_a_panel_that_repeats_its_cells_numbers_is_found():
     assert panels_repeating_their_cell(page.replace(said, other)) == []
 
 
+def test_a_mark_that_holds_shows_a_check_and_reads_its_words_to_a_screen_reader(site):
+    for page in TEN_PAGES:
+        soup = BeautifulSoup(site[f"{page}.html"], "html.parser")
+        for mark in soup.select("details.claim-holds, details.claim-as-specified"):
+            title = mark.find("summary")
+            hidden = title.select_one(".visually-hidden").extract().get_text()
+            assert title.get_text().strip() == "✓", (page, title.get_text())
+            assert hidden.startswith(("checked on JAX ", "seen on this book's machine (JAX "))
+
+
 def test_no_mark_repeats_the_numbers_of_the_cell_above_it(site):
     found = {page: panels_repeating_their_cell(site[f"{page}.html"]) for page in TEN_PAGES}
     assert {page: panels for page, panels in found.items() if panels} == {}

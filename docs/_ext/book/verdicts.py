@@ -39,7 +39,8 @@ def status_class(status: str) -> str:
 
 
 def words(value) -> str:
-    """A value of an observation as a reader says it: yes and no, lists without quotes."""
+    """A value of an observation as a reader says it: yes and no, lists without quotes, a
+    dict's keys sorted (the execution cache sorts them: a fresh build says them alike)."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value is None:
@@ -47,7 +48,7 @@ def words(value) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(words(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {words(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k}: {words(v)}" for k, v in sorted(value.items())) + "}"
     return str(value)
 
 
@@ -77,7 +78,7 @@ def evidence_words(data: dict) -> str:
         return data["evidence"]
     if data.get("said"):
         return data["said"]
-    return "; ".join(f"{k}: {words(v)}" for k, v in data["observed"].items()) + "."
+    return "; ".join(f"{k}: {words(v)}" for k, v in sorted(data["observed"].items())) + "."
 
 
 CHECKS_PAGE = "checks"  # the maintainers' page of every check, its values and its code
@@ -106,12 +107,21 @@ def mark_title(data: dict) -> str:
     return f"{status.symbol} {status.words(data['jax'])}"
 
 
+def compact_title(data: dict) -> str:
+    """A mark's title in MyST: a check that came out as the page says is its symbol alone, its
+    words read out to a screen reader only; any other keeps its words in sight."""
+    status = Status(data["status"])
+    if status not in (Status.HOLDS, Status.AS_SPECIFIED):
+        return mark_title(data)
+    return f"{status.symbol} [{status.words(data['jax'])}]{{.visually-hidden}}"
+
+
 def verdict_markdown(data: dict, boxed: bool) -> str:
     """A verdict in MyST: a box for a warning on its own page, a compact mark otherwise."""
     classes = f"{status_class(data['status'])}"
     if not boxed:
         return (
-            f"````{{dropdown}} {mark_title(data)}\n:class-container: claim-mark {classes}\n\n"
+            f"````{{dropdown}} {compact_title(data)}\n:class-container: claim-mark {classes}\n\n"
             f"{panel(data)}````\n"
         )
     return (
