@@ -319,6 +319,20 @@ def test_a_build_states_jaxs_defaults_whatever_the_shell_sets(tmp_path):
     assert f"its pages run without {dropped}, set in this shell" in result.stdout
 
 
+def test_the_drift_reports_page_links_the_builds_a_later_site_build_names(tmp_path):
+    """The versions of the site are read where the page lists the committed reports: a build
+    that names them after one that did not reads the page again and links the builds."""
+    docs = make_book(tmp_path, {"drift-report": []})
+    (docs / "drift-report.md").write_text("# Drift\n\n```{drift-report}\n```\n")
+    for folder in ("drift", "matrix"):
+        shutil.copytree(ROOT / "data" / folder, tmp_path / "data" / folder)
+    page = docs / "_build" / "html" / "drift-report.html"
+    assert build(docs).returncode == 0
+    assert "in that build" not in page.read_text()
+    assert build(docs, BOOK_SITE_VERSIONS="0.12.0.1 0.10.2").returncode == 0
+    assert '<a href="jax-0.10.2/drift-report.html">in that build</a>' in page.read_text()
+
+
 def test_an_incremental_build_writes_what_a_clean_build_writes(tmp_path):
     """After a prose edit and a code edit, then an edit of the contents that adds a page, each
     page the incremental build wrote is the page a build from nothing writes (with the

@@ -217,7 +217,7 @@ def offer_notebook(app, pagename, templatename, context, doctree) -> None:
     # A fresh copy: writing the page added to its doctree (an admonition's title, for one).
     # Resolving it again repeats the page's warnings, which the page has already given.
     with logging.suppress_logging():
-        page = app.env.get_and_resolve_doctree(pagename, app.builder)
+        page = app.env.get_and_resolve_doctree(pagename, app.builder, tags=app.builder.tags)
     page.settings = doctree.settings  # with the writer's settings, as the page was written
     wheel = Path(app.outdir) / WHEELS / wheel_name()  # nox -s docs builds it first
     site = app.config.html_baseurl

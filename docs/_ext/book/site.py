@@ -209,8 +209,8 @@ def assemble(site: Path, builds: dict[str, Path], baseline: str, root: str = "/"
 
 
 def setup(app):
-    app.add_config_value("book_site_versions", [], "html", types=[list])
-    app.add_config_value("book_drift_claims", "", "html", types=[str])
+    app.add_config_value("book_site_versions", [], "env", types=[list])
+    app.add_config_value("book_drift_claims", "", "env", types=[str])
     app.add_config_value("book_drift_baseline", "", "env", types=[str])
     app.add_config_value("book_drift_baseline_claims", "", "env", types=[str])
     app.add_config_value("book_drift_reports", "", "env", types=[str])
