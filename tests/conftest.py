@@ -33,7 +33,7 @@ def toctree(name: str | None = None) -> list[str]:
 
 
 READING_ORDER = ["index", *toctree()]
-CHAPTER = toctree("Chapter 2")
+CHAPTER = toctree("The chapter")
 
 
 @pytest.fixture(autouse=True, scope="session")
