@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from book import cache, dependencies, failures, layer_hash, record, verdicts
+from book import cache, dependencies, failures, layer_hash, markdown, record, verdicts
 from conftest import DOCS, ROOT
 from docutils.core import publish_doctree
 from myst_parser.parsers.docutils_ import Parser
@@ -28,13 +28,13 @@ VERDICT = {
 
 
 def test_escape_keeps_markup_characters_visible():
-    assert verdicts.escape("a*b <host> x_y [1] {z} $5") == r"a\*b \<host\> x\_y \[1\] \{z\} \$5"
-    assert verdicts.escape("plain words, dots.") == "plain words, dots."
+    assert markdown.escape("a*b <host> x_y [1] {z} $5") == r"a\*b \<host\> x\_y \[1\] \{z\} \$5"
+    assert markdown.escape("plain words, dots.") == "plain words, dots."
 
 
 def test_code_in_words_stays_code_and_only_the_words_are_escaped():
     said = "after `r[0, 0].item()`, 2 * 3 <ms> and `v * scale`."
-    assert verdicts.with_code(said) == r"after `r[0, 0].item()`, 2 \* 3 \<ms\> and `v * scale`."
+    assert markdown.with_code(said) == r"after `r[0, 0].item()`, 2 \* 3 \<ms\> and `v * scale`."
 
 
 SAID = "Wrote a trace of `f` to a folder: 1 file, <host>.xplane.pb, and 2 a*b."

@@ -266,3 +266,19 @@ def test_a_change_past_the_lines_the_diff_shows_still_goes_to_its_claim():
     assert "ClosedJaxpr" not in change["diff"]  # past the lines a report shows
     report = drift.build_report(claims, [], None, [change])
     assert report["changed_outputs"][0]["claims"] == ["merged"]
+
+
+def test_what_jax_said_shows_in_the_report_as_it_said_it():
+    """Markdown would read `<lambda>` as HTML and `a*b*c` as emphasis; code quoted in
+    backticks stays code."""
+    from docutils.core import publish_doctree
+    from myst_parser.parsers.docutils_ import Parser
+
+    said = "jit(<lambda>) traced a*b*c with `jnp.ones`"
+    claims = claims_report(
+        verdict("odd", "drifted", expected={"n": 1}, observed={"n": 2}, evidence=said),
+        verdict("gone", "cannot check", kind="observed", evidence=said),
+    )
+    text = drift.to_markdown(drift.build_report(claims, []))
+    shown = publish_doctree(text, parser=Parser()).astext()
+    assert shown.count("jit(<lambda>) traced a*b*c with jnp.ones") == 2, shown

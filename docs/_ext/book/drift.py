@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from book.markdown import escape, with_code
 from chapter2.claims.registry import ClaimDrift, Observation, Status, counted
 
 
@@ -151,7 +152,7 @@ def _fenced(text: str, language: str = "text") -> list[str]:
 def _said(label: str, text: str) -> list[str]:
     """A labelled value: inline when it is one line, fenced below its label otherwise."""
     if "\n" not in text:
-        return [f"- {label}: {text}"]
+        return [f"- {label}: {with_code(text)}"]
     return [f"- {label}:", "", *_fenced(text), ""]
 
 
@@ -165,7 +166,7 @@ def cause_sentence(cause: dict) -> str:
     """A cause in one sentence: its root claim's values, the claims with it, what it broke."""
     root = cause["claims"][0]
     if root["expected"] is None:
-        said = f"its check could not run: {_short(root['evidence'], 120)}"
+        said = f"its check could not run: {with_code(_short(root['evidence'], 120))}"
     else:
         said = "; ".join(
             f"{name}: the book expects `{_short(root['expected'][name])}`, this JAX gave "
@@ -322,7 +323,7 @@ def to_markdown(report: dict, level: int = 1) -> str:
                 listed = _listed(cause[key], block, level + 3, shown, f"cause {n}")
                 out += [_heading(level + 2, title), "", *listed]
     out += [
-        f"- claims module `{m}` could not be loaded: {e}"
+        f"- claims module `{m}` could not be loaded: {escape(e)}"
         for m, e in report["modules_not_loaded"].items()
     ]
     out += ["", _heading(level + 1, "Explained by no claim: read the prose around them"), ""]
@@ -337,13 +338,14 @@ def to_markdown(report: dict, level: int = 1) -> str:
             out += [line for item in items for line in block(item, level + 3)]
     out += ["", _heading(level + 1, "Depends on the machine (observed, never drift)"), ""]
     out += [
-        f"- **{c['id']}** ({c['status']}): {c['evidence']}" for c in report["environment_dependent"]
+        f"- **{c['id']}** ({c['status']}): {with_code(c['evidence'])}"
+        for c in report["environment_dependent"]
     ]
     title = "Cannot be checked on this release (neither holds nor drifts)"
     out += ["", _heading(level + 1, title), ""]
     if not report["cannot_check"]:
         out.append("None: every claim's subject exists in this JAX.")
-    out += [f"- **{c['id']}**: {c['evidence']}" for c in report["cannot_check"]]
+    out += [f"- **{c['id']}**: {with_code(c['evidence'])}" for c in report["cannot_check"]]
     return "\n".join(out) + "\n"
 
 

@@ -3,7 +3,6 @@ the check found and its code), and, once every page is read, the version notes a
 claims matrix, filled from the pages' verdicts and the measured matrix."""
 
 import json
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
@@ -15,23 +14,13 @@ from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
 from book.backends import NotRecorded, matrix_record, with_recorded
+from book.markdown import with_code
 from book.matrix import LEGEND, LINKED, since_text
 from book.record import VERDICT_ATTRIBUTE, book_data, home_verdicts
 from chapter2.claims.backends import claim_of, recorded_runs, status_there
 from chapter2.claims.registry import VERDICT_MIME, Status
 
 logger = logging.getLogger(__name__)
-
-
-def escape(text: str) -> str:
-    """Text that Markdown shows as it is: `<host>` stays visible, `a*b*c` is not emphasis."""
-    return re.sub(r"([\\`*_<>\[\]|{}#~$])", r"\\\1", text)
-
-
-def with_code(text: str) -> str:
-    """Words in Markdown as they are, but what they quote in backticks stays code."""
-    parts = text.split("`")
-    return "`".join(part if quoted % 2 else escape(part) for quoted, part in enumerate(parts))
 
 
 def status_class(status: str) -> str:
