@@ -67,6 +67,17 @@ def test_a_configuration_that_fails_to_load_is_named_and_nothing_else(tmp_path):
     assert "FileNotFoundError" not in result.stdout
 
 
+def test_a_problem_met_before_any_page_is_named_at_the_end(tmp_path):
+    """Intersphinx warns of an inventory it cannot read before the builder reads a page."""
+    docs = make_book(tmp_path, {"page": []})
+    (tmp_path / "data" / "inventories" / "scipy.inv").unlink()
+    result = build(docs)
+    assert result.returncode != 0
+    tail = last_lines(result, 3)
+    assert "1 problem failed the build:" in tail, tail
+    assert "scipy.inv" in tail
+
+
 BAD_EDITS = {  # page -> (its broken content, what the end of the build must say of it)
     "asserts": ("```{code-cell} ipython3\nassert 1 == 2, 'one is not two'\n```", "one is not two"),
     "syntax": ("```{code-cell} ipython3\ndef broken(:\n    pass\n```", "SyntaxError"),

@@ -201,6 +201,8 @@ class ProblemLog(logging.WarningStreamHandler):
         its page (None for a file that is not one)."""
         location, env = getattr(record, "location", None), self.app.env
         path, line = "", 0
+        if env is None:  # a warning of the configuration, before any page
+            return path, line, None
         if isinstance(location, tuple):
             path, line = (env.doc2path(location[0]) if location[0] else ""), location[1] or 0
         elif isinstance(location, nodes.Node):
@@ -215,8 +217,9 @@ class ProblemLog(logging.WarningStreamHandler):
             path = str(Path(path).relative_to(root))
         return str(path), int(line), page
 
-    def attach(self, app) -> None:
-        """`builder-inited`: listen beside Sphinx's own warning stream."""
+    def attach(self, app, config) -> None:
+        """`config-inited`, first: listen beside Sphinx's own warning stream, before any
+        extension warns (intersphinx of an inventory it cannot read, at builder-inited)."""
         stdlib_logging.getLogger(logging.NAMESPACE).addHandler(self)
 
     def write(self, app, exception) -> None:
@@ -304,6 +307,6 @@ def setup(app):
     app.add_domain(BookDomain)
     app.add_env_collector(BookCollector)
     problems = ProblemLog(app)
-    app.connect("builder-inited", problems.attach)
+    app.connect("config-inited", problems.attach, priority=0)
     app.connect("build-finished", problems.write)
     return SERIAL
