@@ -68,13 +68,16 @@ def test_a_configuration_that_fails_to_load_is_named_and_nothing_else(tmp_path):
 
 
 def test_a_problem_met_before_any_page_is_named_at_the_end(tmp_path):
-    """Intersphinx warns of an inventory it cannot read before the builder reads a page."""
+    """Sphinx warns of a configuration value's type before it makes its environment, and
+    intersphinx of an inventory it cannot read before the builder reads a page."""
     docs = make_book(tmp_path, {"page": []})
+    (docs / "conf.py").write_text((docs / "conf.py").read_text() + "\nhtml_title = 5\n")
     (tmp_path / "data" / "inventories" / "scipy.inv").unlink()
     result = build(docs)
     assert result.returncode != 0
-    tail = last_lines(result, 3)
-    assert "1 problem failed the build:" in tail, tail
+    tail = last_lines(result, 5)
+    assert "2 problems failed the build:" in tail, tail
+    assert "`html_title' has type `int'" in tail
     assert "scipy.inv" in tail
 
 

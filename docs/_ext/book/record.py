@@ -194,14 +194,16 @@ class ProblemLog(logging.WarningStreamHandler):
             return
         path, line, page = self.where(record)
         message = stdlib_logging.LogRecord.getMessage(record)  # without Sphinx's location prefix
-        self.problems.append({"path": path, "line": line, "page": page, "message": message})
+        problem = {"path": path, "line": line, "page": page, "message": message}
+        if not (getattr(record, "once", False) and problem in self.problems):  # as Sphinx shows
+            self.problems.append(problem)
 
     def where(self, record) -> tuple[str, int, str | None]:
         """The problem's file (from the folder above the sources), its line (0 for none) and
         its page (None for a file that is not one)."""
-        location, env = getattr(record, "location", None), self.app.env
+        location, env = getattr(record, "location", None), getattr(self.app, "env", None)
         path, line = "", 0
-        if env is None:  # a warning of the configuration, before any page
+        if env is None:  # a warning of the configuration: Sphinx makes `env` after it
             return path, line, None
         if isinstance(location, tuple):
             path, line = (env.doc2path(location[0]) if location[0] else ""), location[1] or 0
