@@ -225,7 +225,7 @@ def test_the_maintainers_pages_are_built_linked_and_out_of_the_readers_sidebar_a
 
 
 def test_where_the_pages_compute_is_said_once_in_the_overview_not_on_each_page(site):
-    said = "Every page computed on this machine's CPU"
+    said = "Every page was computed on this machine's CPU"
     assert said in " ".join(text_of(site["overview.html"]).split())
     pinned = [page for page in PAGES if PIN_CPU in (DOCS / f"{page}.md").read_text()]
     assert pinned, "no page pins the CPU"
