@@ -318,7 +318,8 @@ def test_a_build_states_jaxs_defaults_whatever_the_shell_sets(tmp_path):
         "      '| set', sorted(k for k in os.environ if k == 'XLA_FLAGS'\n"
         "                      or k.startswith('JAX_') and k != 'JAX_PLATFORMS'))"
     )
-    docs = make_book(tmp_path, {"page": [shown]})
+    kernel = "print('page', os.environ['CHAPTER2_PAGE'], '| roofs', os.environ['CHAPTER2_ROOFS'])"
+    docs = make_book(tmp_path, {"page": [shown, kernel]})
     caller = {
         "JAX_ENABLE_X64": "1",
         "JAX_COMPILATION_CACHE_DIR": str(tmp_path / "cache"),
@@ -328,7 +329,10 @@ def test_a_build_states_jaxs_defaults_whatever_the_shell_sets(tmp_path):
     result = build(docs, **caller)
     assert result.returncode == 0, result.stdout
     said = "x64 False | devices 1 | precision None | cache None | set []"
-    assert said in (docs / "_build/html/page.html").read_text()
+    page = (docs / "_build/html/page.html").read_text()
+    assert said in page
+    # the kernel's environment names its page and the build's roofs (book.kernels)
+    assert f"page page | roofs {docs / '_build' / 'roofs.json'}" in page
     dropped = ", ".join(sorted(caller))
     assert f"its pages run without {dropped}, set in this shell" in result.stdout
 

@@ -2,10 +2,7 @@
 its own (docs/_ext/pyproject.toml declares its renderers and kernel provisioner)."""
 
 import hashlib
-import os
 from pathlib import Path
-
-from chapter2.claims.attribution import PAGE_VARIABLE
 
 # What each module's setup declares: the book builds with -j 1 (one page at a time, so no
 # timing shares the machine), and its handlers are written for that.
@@ -35,16 +32,10 @@ def layer_hash(package: Path = Path(__file__).parent) -> str:
     return digest.hexdigest()[:16]
 
 
-def name_the_page(app, docname: str, source: list[str]) -> None:
-    """`source-read`: the kernel started next knows its page (chapter2.claims.attribution)."""
-    os.environ[PAGE_VARIABLE] = docname
-
-
 def setup(app):
     """Each module sets itself up; the order is the order their handlers of an event run in."""
     for module in ("defaults", "roofs", *MODULES):
         app.setup_extension(f"book.{module}")
     app.add_config_value("book_layer_hash", layer_hash(), "env", types=[str])
-    app.connect("source-read", name_the_page)
     app.add_css_file("book.css")
     return {"version": "1", **SERIAL}

@@ -2,9 +2,10 @@
 ipykernel never warns "Kernel is running over TCP without encryption" (myst-nb passes the
 kernel manager no options). The socket path is absolute and short (Unix limits it). Each
 kernel starts with the IPython extension that names the drifted claim behind a failing cell
-(chapter2.claims.attribution), and is ended soon after its last cell (SHUTDOWN_SECONDS).
-It is jupyter_client's default provisioner in the build's process, set on the provisioner
-factory's configurable `default_provisioner_name`."""
+(chapter2.claims.attribution), with KERNEL_ENV in its environment (its page, the build's
+roofs: the build's own environment is left as it is), and is ended soon after its last cell
+(SHUTDOWN_SECONDS). It is jupyter_client's default provisioner in the build's process, set on
+the provisioner factory's configurable `default_provisioner_name`."""
 
 import shutil
 import tempfile
@@ -13,6 +14,7 @@ from pathlib import Path
 from jupyter_client.provisioning import KernelProvisionerFactory, LocalProvisioner
 
 from book import SERIAL
+from chapter2.claims.attribution import PAGE_VARIABLE
 
 ATTRIBUTION = "chapter2.claims.attribution"
 PROVISIONER = "book-ipc"  # its name as docs/_ext/pyproject.toml's entry point gives it
@@ -20,6 +22,9 @@ PROVISIONER = "book-ipc"  # its name as docs/_ext/pyproject.toml's entry point g
 # 0.4 to 0.6 s to tear down (a clean build waits that on each page). Half of this is allowed
 # for that, then the kernel is terminated.
 SHUTDOWN_SECONDS = 0.2
+# What the next page kernel's environment adds: handlers set it before the kernel of the page
+# being read starts (name_the_page; book.roofs, the roofs' file).
+KERNEL_ENV: dict[str, str] = {}
 
 
 class IPCProvisioner(LocalProvisioner):
@@ -32,6 +37,10 @@ class IPCProvisioner(LocalProvisioner):
         launch = await super().pre_launch(**kwargs)
         return launch | {"cmd": [*launch["cmd"], f"--ext={ATTRIBUTION}"]}
 
+    def _finalize_env(self, env: dict[str, str]) -> None:
+        super()._finalize_env(env)
+        env.update(KERNEL_ENV)
+
     def get_shutdown_wait_time(self, recommended: float = 5.0) -> float:
         return SHUTDOWN_SECONDS
 
@@ -41,6 +50,11 @@ class IPCProvisioner(LocalProvisioner):
             shutil.rmtree(self._folder, ignore_errors=True)
 
 
+def name_the_page(app, docname: str, source: list[str]) -> None:
+    """`source-read`: the kernel started next knows its page (chapter2.claims.attribution)."""
+    KERNEL_ENV[PAGE_VARIABLE] = docname
+
+
 def use_ipc_kernels(app) -> None:
     """`builder-inited`: the pages' kernels, all started after it, use this provisioner."""
     KernelProvisionerFactory.instance().default_provisioner_name = PROVISIONER
@@ -48,4 +62,5 @@ def use_ipc_kernels(app) -> None:
 
 def setup(app):
     app.connect("builder-inited", use_ipc_kernels)
+    app.connect("source-read", name_the_page)
     return SERIAL

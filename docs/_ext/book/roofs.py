@@ -5,10 +5,10 @@ key (book.dependencies), so no page shows roofs of another run than its own timi
 whose roofs file is gone reads those pages again, and they measure anew."""
 
 import hashlib
-import os
 from pathlib import Path
 
 from book import SERIAL
+from book.kernels import KERNEL_ENV
 from chapter2.fresh import run_probe
 from chapter2.roofline import ROOFS_VARIABLE
 
@@ -42,9 +42,8 @@ def measured(app, method: set[Path]) -> str:
 
 
 def share_with_kernels(app) -> None:
-    """`builder-inited`: page kernels, which inherit this process's environment, find the
-    build's roofs."""
-    os.environ[ROOFS_VARIABLE] = str(roofs_file(app))
+    """`builder-inited`: page kernels find the build's roofs in their environment."""
+    KERNEL_ENV[ROOFS_VARIABLE] = str(roofs_file(app))
 
 
 def measure_again(app, env, added, changed, removed) -> list[str]:
