@@ -33,12 +33,14 @@ class Figure:
 
 def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Figure:
     """Each timing's median as a dot (on a log scale unless `log` is false), with whiskers
-    over the middle half of its runs; the alt text gives every median."""
+    over the range that holds it (`median_range`: where two overlap, the timings could not be
+    told apart); the alt text gives every median."""
     from chapter2.timing import milliseconds  # noqa: PLC0415 - a formatter of the timings
 
     fig, ax = plt.subplots(figsize=(7, 0.3 + 0.4 * len(timings)))
     for row, (t, colour) in enumerate(zip(timings.values(), colours, strict=True)):
-        spread = [[(t.median - t.low) * 1e3], [(t.high - t.median) * 1e3]]
+        low, high = t.median_range
+        spread = [[(t.median - low) * 1e3], [(high - t.median) * 1e3]]
         ax.errorbar(t.median * 1e3, row, xerr=spread, fmt="o", color=colour, capsize=3)
     ax.set_yticks(range(len(timings)), list(timings))
     ax.invert_yaxis()
@@ -50,7 +52,7 @@ def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Fig
     return Figure.of(
         fig,
         alt=f"Dot plot{', on a log scale,' if log else ''} of the median time of each: {medians}. "
-        "Whiskers cover the middle half of the runs.",
+        "Whiskers cover the range that holds each median.",
     )
 
 
