@@ -31,17 +31,23 @@ class Figure:
         return data, {"image/png": {"alt": self.alt}}
 
 
+def median_whiskers(timings) -> list[list[float]]:
+    """Matplotlib's error bars, in ms, from each timing's median to the ends of the range that
+    holds it (`median_range`: where two overlap, the timings could not be told apart)."""
+    ranges = [(t.median, *t.median_range) for t in timings]
+    return [[(m - low) * 1e3 for m, low, _ in ranges], [(high - m) * 1e3 for m, _, high in ranges]]
+
+
 def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Figure:
     """Each timing's median as a dot (on a log scale unless `log` is false), with whiskers
-    over the range that holds it (`median_range`: where two overlap, the timings could not be
-    told apart); the alt text gives every median."""
+    over the range that holds it (`median_whiskers`); the alt text gives every median."""
     from chapter2.timing import milliseconds  # noqa: PLC0415 - a formatter of the timings
 
     fig, ax = plt.subplots(figsize=(7, 0.3 + 0.4 * len(timings)))
     for row, (t, colour) in enumerate(zip(timings.values(), colours, strict=True)):
-        low, high = t.median_range
-        spread = [[(t.median - low) * 1e3], [(high - t.median) * 1e3]]
-        ax.errorbar(t.median * 1e3, row, xerr=spread, fmt="o", color=colour, capsize=3)
+        ax.errorbar(
+            t.median * 1e3, row, xerr=median_whiskers([t]), fmt="o", color=colour, capsize=3
+        )
     ax.set_yticks(range(len(timings)), list(timings))
     ax.invert_yaxis()
     if log:
