@@ -4,7 +4,7 @@ import tomllib
 import jax
 from conftest import ROOT
 
-from chapter2.environment import cpu_model, environment, last_level_cache
+from chapter2.environment import cpu_model, cpus, environment, last_level_cache, xla_cores
 from chapter2.releases import baseline_jax, release_key
 
 
@@ -14,7 +14,12 @@ def test_environment_reports_this_process():
     assert env["backend"] == jax.default_backend()
     assert str(jax.devices()[0]) in env["devices"]
     assert env["CPU"].startswith(cpu_model())
-    assert f"({os.cpu_count()} cores)" in env["CPU"]
+    assert f"({cpus(os.cpu_count(), xla_cores())})" in env["CPU"]
+
+
+def test_the_cpu_count_names_the_cores_this_process_may_use_where_fewer():
+    assert cpus(8, 8) == "8 CPUs"
+    assert cpus(8, 2) == "8 CPUs, 2 usable by this process"
 
 
 def test_the_baseline_is_the_pinned_jax_from_the_source_tree_or_the_installed_metadata(tmp_path):

@@ -16,6 +16,7 @@ from markdown_it import MarkdownIt
 from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
 from chapter2.claims import Kind, claims
+from chapter2.figures import WHISKERS_ALT
 
 # A verdict on a page: a mark (a closed dropdown) or, for a warning, a box; either names its
 # claim in its panel.
@@ -251,6 +252,8 @@ def test_every_figure_has_a_caption_alt_text_and_an_image(site):
             src = re.search(r'src="([^"]+)"', figure).group(1)
             assert len(alt) > 20
             assert "<figcaption>" in figure
+            caption = text_of(figure.split("<figcaption>")[1])
+            assert ("whiskers" in caption) == (WHISKERS_ALT in alt), f"{page}: {alt}"
             assert (HTML / src).stat().st_size > 10_000
 
 

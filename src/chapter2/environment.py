@@ -33,11 +33,22 @@ def last_level_cache(caches: Path = SYSFS_CACHES) -> int | None:
     return found[max(found)] if found else None
 
 
+def xla_cores() -> int:
+    """The cores this process may run on, which XLA's CPU thread pool uses."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity else os.cpu_count() or 1
+
+
 def default_device() -> jax.Device:
     """The device JAX computes on by default: the one `jax_default_device` names when a page
     pinned it (the CPU, on a page about the CPU), else the machine's first."""
     device = jax.config.jax_default_device or jax.devices()[0]
     return jax.devices(device)[0] if isinstance(device, str) else device
+
+
+def cpus(machine: int, usable: int) -> str:
+    """The machine's CPU count, and the count this process may use where it is fewer."""
+    return f"{machine} CPUs" + (f", {usable} usable by this process" if usable < machine else "")
 
 
 def environment() -> dict[str, str]:
@@ -48,7 +59,7 @@ def environment() -> dict[str, str]:
         "jaxlib": jaxlib.__version__,
         "backend": jax.default_backend(),
         "devices": ", ".join(str(d) for d in jax.devices()),
-        "CPU": f"{cpu_model()} ({os.cpu_count()} cores)",
+        "CPU": f"{cpu_model()} ({cpus(os.cpu_count() or 1, xla_cores())})",
         "last-level cache": f"{llc / 2**20:g} MiB" if (llc := last_level_cache()) else "unknown",
         "platform": platform.platform(terse=True),
     }

@@ -31,6 +31,9 @@ class Figure:
         return data, {"image/png": {"alt": self.alt}}
 
 
+WHISKERS_ALT = "Whiskers cover the range that holds each median."  # alt text of median_whiskers
+
+
 def median_whiskers(timings) -> list[list[float]]:
     """Matplotlib's error bars, in ms, from each timing's median to the ends of the range that
     holds it (`median_range`: where two overlap, the timings could not be told apart)."""
@@ -58,7 +61,7 @@ def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Fig
     return Figure.of(
         fig,
         alt=f"Dot plot{', on a log scale,' if log else ''} of the median time of each: {medians}. "
-        "Whiskers cover the range that holds each median.",
+        + WHISKERS_ALT,
     )
 
 

@@ -59,12 +59,6 @@ def percent(share: float) -> str:
     return f"{math.floor(value / step + 1e-9) * step:.{max(0, -round(math.log10(step)))}f}%"
 
 
-def xla_cores() -> int:
-    """The cores this process may run on, which XLA's CPU thread pool uses."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity else os.cpu_count() or 1
-
-
 @dataclass(frozen=True)
 class Roofs:
     """A machine's peak rate and memory bandwidth: measured here (`measure_roofs`, which
@@ -127,7 +121,7 @@ def measure_roofs() -> Roofs:
     import jax  # noqa: PLC0415 - imported when measured
     import jax.numpy as jnp  # noqa: PLC0415
 
-    from chapter2.environment import last_level_cache  # noqa: PLC0415 - imports JAX
+    from chapter2.environment import last_level_cache, xla_cores  # noqa: PLC0415 - imports JAX
 
     n = PRODUCT_N
     a = jnp.ones((n, n), jnp.float32)
