@@ -45,8 +45,10 @@ def _v0_v1() -> Observation:
     X, Y = _points()
     v0, v1 = dist.evidence(dist.distances_v0, X, Y), dist.evidence(dist.distances_v1, X, Y)
     jaxpr = jax.make_jaxpr(dist.distances_v1)(X, Y)
+    v1_text = compiled_text(dist.distances_v1, X, Y)
     big = [v for e in jaxpr.eqns for v in e.outvars if v.aval.shape == (N, M, D)]
     same = v0.flops == v1.flops
+    ynn = uses_ynn(v1_text) and uses_ynn(compiled_text(dist.distances_v1, X[:, :3], Y[:, :3]))
     fusions = (
         f"{counted(v0.fusions, 'fusion')} each"
         if v0.fusions == v1.fusions
@@ -58,16 +60,19 @@ def _v0_v1() -> Observation:
             "same flops": True,
             "(N, M, d) arrays in v1's jaxpr at least 2": True,
             "temp bytes of v1": 0,
+            "v1 is a __ynn_fusion at d = 64 and at d = 3": True,
         },
         observed={
             "fusions v0, v1": [v0.fusions, v1.fusions],
             "same flops": same,
             "(N, M, d) arrays in v1's jaxpr at least 2": len(big) >= 2,
             "temp bytes of v1": v1.temp_bytes,
-            "v1's fusion kinds": fusion_kinds(compiled_text(dist.distances_v1, X, Y)),
+            "v1 is a __ynn_fusion at d = 64 and at d = 3": ynn,
+            "v1's fusion kinds": fusion_kinds(v1_text),
         },
         repeats="the cells above",
-        said=f"The cells above, run again: v0 and v1 compile to {fusions}, with "
+        said=f"The cells above, run again: v0 and v1 compile to {fusions}"
+        f"{'' if ynn else ', not YNNPACK'}, with "
         f"{'the same' if same else 'different'} flops, and v1 to {v1.temp_bytes:,} bytes of "
         f"temporaries, though its jaxpr holds {counted(len(big), 'array')} of shape "
         f"(1000, 1500, 64).",
@@ -182,7 +187,7 @@ def _v2_one_fusion() -> Observation:
     hlo = compiled_text(dist.distances_v2, *_points())
     found = kernels(hlo)
     body = next(iter(found.values()), [])
-    ynn = '"kind":"__ynn_fusion"' in hlo
+    ynn = uses_ynn(hlo)
     return Observation(
         expected={"kernels": 1, "is a __ynn_fusion": True, "body holds all of them": True},
         observed={

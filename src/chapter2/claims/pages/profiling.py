@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from chapter2.cases.ynn import uses_ynn
 from chapter2.claims.backends import CPU_THREADS, YNN
 from chapter2.claims.registry import Observation, claim, counted, listed
 from chapter2.environment import default_device
@@ -57,7 +58,7 @@ def _profiled_step() -> Observation:
     x = jax.ShapeDtypeStruct((2000, 2000), jnp.float32)
     hlo = compiled_text(complex_computation, x, x)
     found = kernels(hlo)
-    ynn = '"kind":"__ynn_fusion"' in hlo
+    ynn = uses_ynn(hlo)
     folded = f"constant({1 / 2000**2:g})" in entry_computation(hlo)
     kernel_list = listed([f"{name} ({', '.join(ops)})" for name, ops in found.items()], "none")
     return Observation(

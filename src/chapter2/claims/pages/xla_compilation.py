@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from chapter2.cases.ynn import uses_ynn
 from chapter2.claims.backends import CPU_COMPILER_TEXT, YNN
 from chapter2.claims.registry import Observation, claim, counted, listed
 from chapter2.compat import cost_analysis
@@ -96,7 +97,7 @@ def _matmul_sum_ynn() -> Observation:
     x = jnp.ones((100, 100))
     matmul_sum = compiled_text(lambda a, b: jnp.sum(a @ b), x, x)
     kinds = fusion_kinds(matmul_sum)
-    ynn = '"kind":"__ynn_fusion"' in matmul_sum
+    ynn = uses_ynn(matmul_sum)
     return Observation(
         expected={"sum(a @ b) fusions": ["kCustom"], "sum(a @ b) is a __ynn_fusion": True},
         observed={
