@@ -483,6 +483,8 @@ def test_a_reader_switches_versions_offline_and_sees_what_drifted(browser, tmp_p
     report = (site / "jax-0.10.2" / "drift-report.html").read_text()
     assert "<strong>demo-sum</strong>" in report
     assert "this JAX gave" in report
+    assert '<a class="reference external" href="report.md">The full report</a>' in report
+    assert "## demo-sum (page `page`, asserted)" in (site / "jax-0.10.2" / "report.md").read_text()
     # the banner and the report count from the drift build's one record
     build = tmp_path / "older" / "docs" / "_build"
     pages = read_record(build)["pages"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from book.cache import opened
 from book.record import AFTER_A_FAILURE, failing_cells, read_record
+from bs4 import BeautifulSoup
 from conftest import ROOT
 from helpers import FRONT_MATTER, build, last_lines, make_book
 
@@ -348,7 +349,13 @@ def test_the_drift_reports_page_links_the_builds_a_later_site_build_names(tmp_pa
     assert build(docs).returncode == 0
     assert "in that build" not in page.read_text()
     assert build(docs, BOOK_SITE_VERSIONS="0.12.0.1 0.10.2").returncode == 0
-    assert '<a href="jax-0.10.2/drift-report.html">in that build</a>' in page.read_text()
+    links = BeautifulSoup(page.read_text(), "html.parser").select("article a[href]")
+    assert {a.get_text(): a["href"] for a in links}[
+        "in that build"
+    ] == "jax-0.10.2/drift-report.html"
+    downloads = [a["href"] for a in links if a.get_text() == "The full report"]
+    assert len(downloads) == len(list((ROOT / "data" / "drift").glob("*/report.md")))
+    assert all((page.parent / href).is_file() for href in downloads)
 
 
 def test_an_incremental_build_writes_what_a_clean_build_writes(tmp_path):

@@ -282,3 +282,25 @@ def test_what_jax_said_shows_in_the_report_as_it_said_it():
     text = drift.to_markdown(drift.build_report(claims, []))
     shown = publish_doctree(text, parser=Parser()).astext()
     assert shown.count("jit(<lambda>) traced a*b*c with jnp.ones") == 2, shown
+
+
+def test_a_cause_shows_what_jax_gave_as_it_is_in_the_file_and_on_the_page():
+    claims = claims_report(
+        verdict(
+            "ynn",
+            "drifted",
+            expected={"is a __ynn_fusion": True, "kinds": ["kCustom"]},
+            observed={"is a __ynn_fusion": False, "kinds": ["k`Loop"]},
+        )
+    )
+    [cause] = drift.build_report(claims, [])["causes"]
+    pieces = drift.cause_pieces(cause)
+    assert ("code", "['k`Loop']") in pieces  # a value is code on the page, backtick and all
+    text = drift.as_markdown(pieces)
+    assert r"is a \_\_ynn\_fusion: the book expects `True`" in text  # not bold in Markdown
+    assert "this JAX gave `` ['k`Loop'] ``" in text
+    assert "".join(t for _, t in pieces) == (
+        "ynn (page demo): is a __ynn_fusion: the book expects True, this JAX gave False; kinds: "
+        "the book expects ['kCustom'], this JAX gave ['k`Loop']. 0 failing cells, 0 changed "
+        "outputs."
+    )

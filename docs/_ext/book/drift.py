@@ -162,24 +162,75 @@ def _short(value, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def cause_sentence(cause: dict) -> str:
+# A sentence as pieces, each ("text" | "code" | "strong", what it shows): the drift report's
+# file writes them as Markdown, its page as document nodes.
+Inline = tuple[str, str]
+
+
+def quoted(text: str) -> list[Inline]:
+    """Words with what they quote in backticks as code."""
+    return [("code" if n % 2 else "text", part) for n, part in enumerate(text.split("`")) if part]
+
+
+def as_markdown(pieces: list[Inline]) -> str:
+    """Pieces as Markdown that shows them as they are."""
+    marks = {"text": escape, "strong": lambda t: f"**{escape(t)}**"}
+    return "".join(marks[kind](t) if kind in marks else _code_span(t) for kind, t in pieces)
+
+
+def _code_span(text: str) -> str:
+    fence = "``" if "`" in text else "`"
+    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
+
+
+def cause_pieces(cause: dict) -> list[Inline]:
     """A cause in one sentence: its root claim's values, the claims with it, what it broke."""
     root = cause["claims"][0]
+    out: list[Inline] = [("strong", root["id"]), ("text", " (page "), ("code", root["section"])]
+    out.append(("text", "): "))
     if root["expected"] is None:
-        said = f"its check could not run: {with_code(_short(root['evidence'], 120))}"
-    else:
-        said = "; ".join(
-            f"{name}: the book expects `{_short(root['expected'][name])}`, this JAX gave "
-            f"`{_short((root['observed'] or {}).get(name, '(nothing)'))}`"
-            for name in Observation(root["expected"], root["observed"] or {}).differences
-        )
+        out += [("text", "its check could not run: "), *quoted(_short(root["evidence"], 120))]
+    for n, name in enumerate(
+        Observation(root["expected"] or {}, root["observed"] or {}).differences
+    ):
+        out += [("text", f"{'; ' if n else ''}{name}: the book expects ")]
+        out += [("code", _short(root["expected"][name])), ("text", ", this JAX gave ")]
+        out += [("code", _short((root["observed"] or {}).get(name, "(nothing)")))]
     others = [c["id"] for c in cause["claims"][1:]]
     with_it = f" With it: {', '.join(others)}." if others else ""
     counts = (
         f" {counted(len(cause['failing_cells']), 'failing cell')}, "
         f"{counted(len(cause['changed_outputs']), 'changed output')}."
     )
-    return f"**{root['id']}** (page `{root['section']}`): {said}.{with_it}{counts}"
+    return [*out, ("text", f".{with_it}{counts}")]
+
+
+def summary(report: dict, claims_now: int) -> str:
+    """A report in a few sentences, saying which book it describes (`claims_now`: the claims
+    the book states now)."""
+    commit = report.get("commit")
+    made = (
+        f"Recorded {report['recorded']} "
+        + (
+            f"from the book at commit {commit}"
+            if commit
+            else "from a book whose commit it does not record"
+        )
+        + f", {counted(report['claims_checked'], 'claim')} checked"
+        + ("" if report["claims_checked"] == claims_now else f" (the book now states {claims_now})")
+    )
+    if not anything_changed(report):
+        return f"{made}: every claim holds, every cell ran, no output changed."
+    unexplained = len(report["unexplained_cells"]) + len(report["unexplained_outputs"])
+    shared = sum(len(c["failing_cells"]) for c in report["causes"]) > len(report["failing_cells"])
+    return (
+        f"{made}: {counted(len(report['changed_claims']), 'claim')} "
+        f"changed, in {counted(len(report['causes']), 'cause')}; "
+        f"{counted(len(report['failing_cells']), 'failing cell')}"
+        + (" (one that several causes explain counts under each)" if shared else "")
+        + f"; {counted(len(report['changed_outputs']), 'changed output')}; "
+        f"{unexplained} explained by no claim (listed in the full report)."
+    )
 
 
 def _heading(level: int, text: str) -> str:
@@ -254,9 +305,9 @@ def _listed(items: list[dict], block, level: int, shown: dict, where: str) -> li
     return out
 
 
-def to_markdown(report: dict, level: int = 1) -> str:
-    """The report for a maintainer: a sentence per cause, each cause in full, the rest; its
-    title a heading `level` deep, the rest below it (a page's section: level 2)."""
+def to_markdown(report: dict) -> str:
+    """The report for a maintainer, as Markdown: a sentence per cause, each cause in full, the
+    rest."""
     causes_, cells, outputs = report["causes"], report["failing_cells"], report["changed_outputs"]
     lost = {"cell": report["unexplained_cells"], "output": report["unexplained_outputs"]}
 
@@ -283,7 +334,7 @@ def to_markdown(report: dict, level: int = 1) -> str:
     )
     out = [
         _heading(
-            level,
+            1,
             f"Drift report: JAX {report['jax']} (jaxlib {report['jaxlib']}, "
             f"Python {report['python']})",
         ),
@@ -292,10 +343,10 @@ def to_markdown(report: dict, level: int = 1) -> str:
         f"{report['claims_checked']} claims changed, in {counted(len(causes_), 'cause')}{against}; "
         f"{counted(len(cells), 'cell')} failed{explained(cells, 'cell')}{compared}.",
         "",
-        _heading(level + 1, "What changed"),
+        _heading(2, "What changed"),
         "",
         *([] if causes_ else ["No claim changed: every claim of the book holds.", ""]),
-        *(f"{n}. {cause_sentence(c)}" for n, c in enumerate(causes_, 1)),
+        *(f"{n}. {as_markdown(cause_pieces(c))}" for n, c in enumerate(causes_, 1)),
     ]
     parts = [
         counted(len(v), f"failing {k}" if k == "cell" else "changed output")
@@ -312,21 +363,21 @@ def to_markdown(report: dict, level: int = 1) -> str:
         out += ["", "A cell that several causes explain is counted under each."]
     shown: dict = {}
     for n, cause in enumerate(causes_, 1):
-        out += ["", _heading(level + 1, f"Cause {n}: {cause['name']}"), ""]
-        out += [_heading(level + 2, "Claims"), ""]
-        out += [line for claim in cause["claims"] for line in _claim_block(claim, level + 3)]
+        out += ["", _heading(2, f"Cause {n}: {cause['name']}"), ""]
+        out += [_heading(3, "Claims"), ""]
+        out += [line for claim in cause["claims"] for line in _claim_block(claim, 4)]
         for title, key, block in (
             ("Failing cells", "failing_cells", _cell_block),
             ("Changed outputs", "changed_outputs", _output_block),
         ):
             if cause[key]:
-                listed = _listed(cause[key], block, level + 3, shown, f"cause {n}")
-                out += [_heading(level + 2, title), "", *listed]
+                listed = _listed(cause[key], block, 4, shown, f"cause {n}")
+                out += [_heading(3, title), "", *listed]
     out += [
         f"- claims module `{m}` could not be loaded: {escape(e)}"
         for m, e in report["modules_not_loaded"].items()
     ]
-    out += ["", _heading(level + 1, "Explained by no claim: read the prose around them"), ""]
+    out += ["", _heading(2, "Explained by no claim: read the prose around them"), ""]
     if not parts:
         out.append("Nothing: every failing cell and changed output has its claim.")
     for title, items, block in (
@@ -334,15 +385,15 @@ def to_markdown(report: dict, level: int = 1) -> str:
         ("Changed outputs", lost["output"], _output_block),
     ):
         if items:
-            out += [_heading(level + 2, title), ""]
-            out += [line for item in items for line in block(item, level + 3)]
-    out += ["", _heading(level + 1, "Depends on the machine (observed, never drift)"), ""]
+            out += [_heading(3, title), ""]
+            out += [line for item in items for line in block(item, 4)]
+    out += ["", _heading(2, "Depends on the machine (observed, never drift)"), ""]
     out += [
         f"- **{c['id']}** ({c['status']}): {with_code(c['evidence'])}"
         for c in report["environment_dependent"]
     ]
     title = "Cannot be checked on this release (neither holds nor drifts)"
-    out += ["", _heading(level + 1, title), ""]
+    out += ["", _heading(2, title), ""]
     if not report["cannot_check"]:
         out.append("None: every claim's subject exists in this JAX.")
     out += [f"- **{c['id']}**: {with_code(c['evidence'])}" for c in report["cannot_check"]]

@@ -1,8 +1,9 @@
 """The book as each JAX release runs it: one site, the baseline at its root and a folder per
 other release, with a version switcher.
 
-A drift build computes its report on its page `drift-report`, read last, and opens every page
-with a banner that links it; in the baseline that page sums up the committed reports.
+A drift build opens every page with a banner that links its page `drift-report`, which sums
+up the build's report (filled when the page is written, after every page was read) and links
+the whole report; in the baseline that page sums up the committed reports.
 """
 
 import json
@@ -14,11 +15,11 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from docutils import nodes
-from docutils.statemachine import StringList
+from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
-from book.drift import anything_changed, build_report, cause_sentence, to_markdown
+from book.drift import Inline, build_report, cause_pieces, summary, to_markdown
 from book.notebooks import executed_notebook
 from book.outputs import compare_builds
 from book.record import book_data, build_record, claims_report, failing_cells
@@ -26,6 +27,7 @@ from chapter2.claims.registry import Status, counted
 from chapter2.releases import release_key
 
 REPORT_PAGE = "drift-report"
+REPORT_FILE = "report.md"  # the whole report, beside the HTML's root (a drift build)
 
 
 def _read_json(path: str) -> dict | None:
@@ -36,13 +38,6 @@ def read_report_again(app, env, added, changed, removed) -> list[str]:
     """`env-get-outdated`: a drift build reads its page drift-report in every build."""
     drift = app.config.book_drift_claims and REPORT_PAGE in env.found_docs
     return [REPORT_PAGE] if drift else []
-
-
-def read_report_last(app, env, docnames: list[str]) -> None:
-    """`env-before-read-docs`: the page drift-report is read last (Sphinx allows reordering)."""
-    if REPORT_PAGE in docnames:
-        docnames.remove(REPORT_PAGE)
-        docnames.append(REPORT_PAGE)
 
 
 def book_commit(root: Path) -> str:
@@ -58,8 +53,7 @@ def book_commit(root: Path) -> str:
 
 
 def drift_report(env) -> dict:
-    """This drift build's report, from what its pages recorded (its page drift-report is
-    read last)."""
+    """This drift build's report, from what its pages recorded."""
     config, build = env.config, Path(env.doctreedir).parent  # book.build puts doctrees there
     record = build_record(env, [])
     cache = config.nb_execution_cache_path
@@ -79,11 +73,13 @@ def drift_report(env) -> dict:
 
 
 def write_drift_report(app, exception) -> None:
-    """`build-finished`: a drift build's report, beside its HTML folder."""
+    """`build-finished`: a drift build's report, beside its HTML folder; its Markdown also in
+    the HTML, where its page links it."""
     if exception is None and app.config.book_drift_claims:
         report, build = drift_report(app.env), Path(app.outdir).parent
         (build / "report.json").write_text(json.dumps(report, indent=2) + "\n")
-        (build / "report.md").write_text(to_markdown(report))
+        (build / REPORT_FILE).write_text(to_markdown(report))
+        shutil.copy(build / REPORT_FILE, Path(app.outdir) / REPORT_FILE)
 
 
 def banner(app, doctree, docname) -> None:
@@ -126,69 +122,76 @@ def banner(app, doctree, docname) -> None:
     target.insert(target.index(title) + 1 if title is not None else 0, box)
 
 
+class this_report(nodes.General, nodes.Element):
+    """Placeholder for a drift build's report, filled when its page is written."""
+
+
+def inline(pieces: list[Inline]) -> list[nodes.Node]:
+    """A sentence's pieces (`book.drift.Inline`) as document nodes."""
+    marked = {"code": nodes.literal, "strong": nodes.strong}
+    return [marked[kind](t, t) if kind in marked else nodes.Text(t) for kind, t in pieces]
+
+
+def report_section(report: dict, claims_now: int, full: list[nodes.Node]) -> nodes.section:
+    """A report summed up under its release: a few sentences, a sentence per cause, and `full`,
+    the links to the whole report."""
+    section = nodes.section(ids=[nodes.make_id(f"jax {report['jax']}")])
+    section += nodes.title(text=f"JAX {report['jax']}")
+    section += nodes.paragraph(text=summary(report, claims_now))
+    if report["causes"]:
+        causes = nodes.enumerated_list(enumtype="arabic", prefix="", suffix=".")
+        for cause in report["causes"]:
+            causes += nodes.list_item("", nodes.paragraph("", "", *inline(cause_pieces(cause))))
+        section += causes
+    section += nodes.paragraph("", "", *full, nodes.Text("."))
+    return section
+
+
 class DriftReport(SphinxDirective):
     """`{drift-report}`: this build's report, or in the baseline each committed one's summary."""
 
     def run(self):
         config = self.env.config
-        if config.book_drift_claims:  # its headings one level down, under the page's title
-            report = drift_report(self.env)
-            return self._parsed(to_markdown(report, level=2).splitlines())
+        if config.book_drift_claims:
+            return [this_report()]
         reports = sorted(
             Path(config.book_drift_reports).glob("jax-*/report.json"),
             key=lambda p: release_key(p.parent.name.removeprefix("jax-")),
         )
-        lines = [] if reports else ["No drift report has been recorded."]
+        if not reports:
+            return [nodes.paragraph(text="No drift report has been recorded.")]
         self.env.note_dependency(config.book_drift_baseline_claims)  # the claims stated now
+        now = len((_read_json(config.book_drift_baseline_claims) or {}).get("claims", []))
+        found = []
         for path in reversed(reports):
             self.env.note_dependency(str(path))
             report = json.loads(path.read_text())
-            full = os.path.relpath(
-                path.with_suffix(".md"), Path(self.env.doc2path(self.env.docname)).parent
-            )
-            now = len((_read_json(config.book_drift_baseline_claims) or {}).get("claims", []))
-            lines += [f"## JAX {report['jax']}", "", _summary(report, now), ""]
-            lines += [f"{n}. {cause_sentence(c)}" for n, c in enumerate(report["causes"], 1)]
-            lines += ["", f"{{download}}`The full report <{full}>`"]
+            full = [
+                addnodes.download_reference(
+                    "",
+                    "",
+                    nodes.inline(text="The full report"),
+                    refdoc=self.env.docname,
+                    reftarget=os.path.relpath(
+                        path.with_suffix(".md"), Path(self.env.doc2path(self.env.docname)).parent
+                    ),
+                    refexplicit=True,
+                )
+            ]
             if report["jax"] in config.book_site_versions:  # the site holds that build
                 uri = f"jax-{report['jax']}/{REPORT_PAGE}.html"  # the baseline is the root
-                lines[-1] += f', and <a href="{uri}">in that build</a>'
-            lines[-1] += "."
-            lines.append("")
-        return self._parsed(lines)
-
-    def _parsed(self, lines: list[str]) -> list[nodes.Node]:
-        """`lines` of Markdown as nodes (a heading opens a section of the page itself)."""
-        box = nodes.container()
-        self.state.nested_parse(StringList(lines), self.content_offset, box, match_titles=True)
-        return box.children
+                full += [nodes.Text(", and "), nodes.reference("", "in that build", refuri=uri)]
+            found.append(report_section(report, now, full))
+        return found
 
 
-def _summary(report: dict, claims_now: int) -> str:
-    """A committed report in a few sentences, saying which book it describes."""
-    commit = report.get("commit")
-    made = (
-        f"Recorded {report['recorded']} "
-        + (
-            f"from the book at commit {commit}"
-            if commit
-            else "from a book whose commit it does not record"
-        )
-        + f", {counted(report['claims_checked'], 'claim')} checked"
-        + ("" if report["claims_checked"] == claims_now else f" (the book now states {claims_now})")
-    )
-    if not anything_changed(report):
-        return f"{made}: every claim holds, every cell ran, no output changed."
-    unexplained = len(report["unexplained_cells"]) + len(report["unexplained_outputs"])
-    shared = sum(len(c["failing_cells"]) for c in report["causes"]) > len(report["failing_cells"])
-    return (
-        f"{made}: {counted(len(report['changed_claims']), 'claim')} "
-        f"changed, in {counted(len(report['causes']), 'cause')}; "
-        f"{counted(len(report['failing_cells']), 'failing cell')}"
-        + (" (one that several causes explain counts under each)" if shared else "")
-        + f"; {counted(len(report['changed_outputs']), 'changed output')}; "
-        f"{unexplained} explained by no claim (listed in the full report)."
-    )
+def fill_report(app, doctree, docname) -> None:
+    """`doctree-resolved`: a drift build's report on its page, every page read by now."""
+    for node in doctree.findall(this_report):
+        report = drift_report(app.env)
+        uri = os.path.relpath(REPORT_FILE, Path(docname).parent)
+        full = [nodes.reference("", "The full report", refuri=uri)]
+        node.replace_self(report_section(report, report["claims_checked"], full))
 
 
 def assemble(site: Path, builds: dict[str, Path], baseline: str, root: str = "/") -> None:
@@ -215,9 +218,10 @@ def setup(app):
     app.add_config_value("book_drift_baseline_claims", "", "env", types=[str])
     app.add_config_value("book_drift_reports", "", "env", types=[str])
     app.add_directive("drift-report", DriftReport)
+    app.add_node(this_report)
     app.connect("env-get-outdated", read_report_again)
-    app.connect("env-before-read-docs", read_report_last)
     app.connect("doctree-resolved", banner)
+    app.connect("doctree-resolved", fill_report)
     app.connect("build-finished", write_drift_report, priority=400)  # before failed pages go
     return SERIAL
 
