@@ -40,15 +40,26 @@ def _same_key_prefix() -> Observation:
     )
 
 
+ONE_PASS = ["broadcast", "subtract", "multiply", "reduce", "sqrt"]  # v1's work, in order
+
+
 @claim("vmap-and-broadcast-compile-alike")
 def _v0_v1() -> Observation:
     X, Y = _points()
     v0, v1 = dist.evidence(dist.distances_v0, X, Y), dist.evidence(dist.distances_v1, X, Y)
     jaxpr = jax.make_jaxpr(dist.distances_v1)(X, Y)
-    v1_text = compiled_text(dist.distances_v1, X, Y)
     big = [v for e in jaxpr.eqns for v in e.outvars if v.aval.shape == (N, M, D)]
     same = v0.flops == v1.flops
-    ynn = uses_ynn(v1_text) and uses_ynn(compiled_text(dist.distances_v1, X[:, :3], Y[:, :3]))
+    texts = {
+        (name, d): compiled_text(f, X[:, :d], Y[:, :d])
+        for name, f in [("v0", dist.distances_v0), ("v1", dist.distances_v1)]
+        for d in (D, 3)
+    }
+    bodies = {key: list(kernels(text).values()) for key, text in texts.items()}
+    one_ynn = all(
+        uses_ynn(texts[key]) and len(found) == 1 and set(ONE_PASS) <= set(found[0])
+        for key, found in bodies.items()
+    )
     fusions = (
         f"{counted(v0.fusions, 'fusion')} each"
         if v0.fusions == v1.fusions
@@ -60,22 +71,28 @@ def _v0_v1() -> Observation:
             "same flops": True,
             "(N, M, d) arrays in v1's jaxpr at least 2": True,
             "temp bytes of v1": 0,
-            "v1 is a __ynn_fusion at d = 64 and at d = 3": True,
+            "v0 and v1 at d = 64 and 3: one __ynn_fusion doing all of v1's work": True,
         },
         observed={
             "fusions v0, v1": [v0.fusions, v1.fusions],
             "same flops": same,
             "(N, M, d) arrays in v1's jaxpr at least 2": len(big) >= 2,
             "temp bytes of v1": v1.temp_bytes,
-            "v1 is a __ynn_fusion at d = 64 and at d = 3": ynn,
-            "v1's fusion kinds": fusion_kinds(v1_text),
+            "v0 and v1 at d = 64 and 3: one __ynn_fusion doing all of v1's work": one_ynn,
+            "v1's fusion kinds": fusion_kinds(texts["v1", D]),
+            "v1's kernels at d = 3": bodies["v1", 3],
         },
-        repeats="the cells above",
-        said=f"The cells above, run again: v0 and v1 compile to {fusions}"
-        f"{'' if ynn else ', not YNNPACK'}, with "
-        f"{'the same' if same else 'different'} flops, and v1 to {v1.temp_bytes:,} bytes of "
-        f"temporaries, though its jaxpr holds {counted(len(big), 'array')} of shape "
-        f"(1000, 1500, 64).",
+        said=f"v0 and v1 compile to {fusions}, with {'the same' if same else 'different'} "
+        f"flops, and v1 to {v1.temp_bytes:,} bytes of temporaries, though its jaxpr holds "
+        f"{counted(len(big), 'array')} of shape (1000, 1500, 64). "
+        + (
+            f"At d = 64 and at d = 3, each compiles to one YNNPACK fusion that does "
+            f"{listed(ONE_PASS)}."
+            if one_ynn
+            else f"At d = 3, v1 compiles to {counted(len(bodies['v1', 3]), 'kernel')} "
+            f"({'; '.join(listed(b) for b in bodies['v1', 3])}), "
+            f"{'with' if uses_ynn(texts['v1', 3]) else 'without'} a YNNPACK fusion."
+        ),
     )
 
 
