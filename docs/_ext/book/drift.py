@@ -222,14 +222,26 @@ def summary(report: dict, claims_now: int) -> str:
     if not anything_changed(report):
         return f"{made}: every claim holds, every cell ran, no output changed."
     unexplained = len(report["unexplained_cells"]) + len(report["unexplained_outputs"])
-    shared = sum(len(c["failing_cells"]) for c in report["causes"]) > len(report["failing_cells"])
     return (
         f"{made}: {counted(len(report['changed_claims']), 'claim')} "
         f"changed, in {counted(len(report['causes']), 'cause')}; "
-        f"{counted(len(report['failing_cells']), 'failing cell')}"
-        + (" (one that several causes explain counts under each)" if shared else "")
-        + f"; {counted(len(report['changed_outputs']), 'changed output')}; "
+        f"{counted(len(report['failing_cells']), 'failing cell')}; "
+        f"{counted(len(report['changed_outputs']), 'changed output')}; "
         f"{unexplained} explained by no claim (listed in the full report)."
+        + (
+            " A cell or output that several causes explain counts under each."
+            if shared(report)
+            else ""
+        )
+    )
+
+
+def shared(report: dict) -> bool:
+    """Whether a failing cell or changed output is explained by more than one cause."""
+    return any(
+        sum(len(cause[kind]) for cause in report["causes"])
+        > len(report[kind]) - len(report[f"unexplained_{kind.split('_')[1]}"])
+        for kind in ("failing_cells", "changed_outputs")
     )
 
 
@@ -359,8 +371,8 @@ def to_markdown(report: dict) -> str:
             f"{number}No claim explains {' and '.join(parts)}: read the prose around them "
             '(under "Explained by no claim" below).'
         )
-    if sum(len(c["failing_cells"]) for c in causes_) > len(cells):
-        out += ["", "A cell that several causes explain is counted under each."]
+    if shared(report):
+        out += ["", "A cell or output that several causes explain is counted under each."]
     shown: dict = {}
     for n, cause in enumerate(causes_, 1):
         out += ["", _heading(2, f"Cause {n}: {cause['name']}"), ""]
