@@ -13,8 +13,8 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 
 project = "Optimizing JAX Code for Performance"
-author = "The chapter2 authors"
-copyright = "2026, the chapter2 authors"
+author = "The book's authors"
+copyright = "2026, the book's authors"
 
 extensions = [
     "myst_nb",
