@@ -272,6 +272,26 @@ def test_page_dependencies_follow_imports_claims_and_probes(tmp_path):
     }
 
 
+def test_a_page_depends_on_the_recorded_files_its_code_names(tmp_path):
+    run = tmp_path / "backends" / "h200-jax-0.11.2"
+    run.mkdir(parents=True)
+    for name in ("gpu-numbers.json", "vendor-figures.json"):
+        (run / name).write_text("{}")
+    page = (
+        '```{code-cell} ipython3\nRECORD = Path("../data/backends/h200-jax-0.11.2")\n'
+        'numbers = json.loads((RECORD / "gpu-numbers.json").read_text())\n```\n'
+    )
+    found = dependencies.recorded_files(tmp_path / "backends", page)
+    assert found == {run / "gpu-numbers.json"}
+    assert (
+        dependencies.recorded_files(tmp_path / "backends", "```{code-cell} ipython3\n1\n```")
+        == set()
+    )
+    key = dependencies.digest(found, tmp_path, set())
+    (run / "gpu-numbers.json").write_text('{"re-recorded": true}')
+    assert dependencies.digest(found, tmp_path, set()) != key  # the page executes again
+
+
 def test_editing_a_claim_changes_the_key_of_the_pages_that_verify_it_alone(tmp_path):
     pages = tmp_path / "chapter2" / "claims" / "pages"
     pages.mkdir(parents=True)

@@ -1,8 +1,10 @@
-"""The engine files each page's outputs depend on (its imports, the claims and probes it
-names), hashed into a hidden last cell at `source-read`: a change re-executes only them."""
+"""The files each page's outputs depend on (its engine imports, the claims and probes it
+names, the recorded runs' files it reads), hashed into a hidden last cell at `source-read`:
+a change re-executes only those pages."""
 
 import ast
 import hashlib
+import os
 from pathlib import Path
 
 import jupytext
@@ -91,6 +93,13 @@ def page_dependencies(src: Path, page_text: str) -> set[Path]:
     return closure(src, modules)
 
 
+def recorded_files(folder: Path, page_text: str) -> set[Path]:
+    """The files of the recorded runs under `folder` that a page's code names, by file name
+    (`RECORD / "gpu-numbers.json"`, `"../data/backends/run/vendor-figures.json"`)."""
+    names = {Path(s).name for code in code_cells(page_text) for s in strings(code)}
+    return {path for path in folder.glob("*/*") if path.name in names}
+
+
 def claims_verified(src: Path, page_text: str) -> set[str]:
     """The claim ids a page's code names."""
     owners = claim_modules(src)
@@ -139,11 +148,14 @@ def note_page_dependencies(app, docname: str, source: list[str]) -> None:
     if not src.is_dir() or "```{code-cell}" not in source[0]:
         return
     files = page_dependencies(src, source[0])
-    for path in sorted(files):
-        app.env.note_dependency(str(path))
     measuring = closure(src, {f"{PROBES}.roofs"})
     measured = roofs.measured(app, measuring) if roofs.places_programs(files) else ""
-    source[0] = with_hash(source[0], digest(files, src, claims_verified(src, source[0]), measured))
+    if app.config.book_backends:
+        files |= recorded_files(Path(app.config.book_backends), source[0])
+    for path in sorted(files):
+        app.env.note_dependency(str(path))
+    root = Path(os.path.commonpath([src, *files]))  # a page's files named from where they meet
+    source[0] = with_hash(source[0], digest(files, root, claims_verified(src, source[0]), measured))
 
 
 def setup(app):
