@@ -1,6 +1,7 @@
 """The drift report and the release matrix, on made-up verdicts."""
 
 from book import drift, matrix, outputs
+from book.markdown import as_markdown
 
 
 def verdict(claim_id, status, kind="asserted", expected=None, observed=None, evidence="..."):
@@ -301,7 +302,7 @@ def test_a_cause_shows_what_jax_gave_as_it_is_in_the_file_and_on_the_page():
     [cause] = drift.build_report(claims, [])["causes"]
     pieces = drift.cause_pieces(cause)
     assert ("code", "['k`Loop']") in pieces  # a value is code on the page, backtick and all
-    text = drift.as_markdown(pieces)
+    text = as_markdown(pieces)
     assert r"is a \_\_ynn\_fusion: the book expects `True`" in text  # not bold in Markdown
     assert "this JAX gave `` ['k`Loop'] ``" in text
     assert "".join(t for _, t in pieces) == (

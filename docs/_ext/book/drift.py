@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from book.markdown import escape, with_code
+from book.markdown import Inline, as_markdown, escape, quoted, with_code
 from chapter2.claims.registry import ClaimDrift, Observation, Status, counted
 
 
@@ -160,27 +160,6 @@ def _short(value, limit: int = 70) -> str:
     """A value on one line, cut at `limit` characters."""
     text = " ".join(str(value).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# A sentence as pieces, each ("text" | "code" | "strong", what it shows): the drift report's
-# file writes them as Markdown, its page as document nodes.
-Inline = tuple[str, str]
-
-
-def quoted(text: str) -> list[Inline]:
-    """Words with what they quote in backticks as code."""
-    return [("code" if n % 2 else "text", part) for n, part in enumerate(text.split("`")) if part]
-
-
-def as_markdown(pieces: list[Inline]) -> str:
-    """Pieces as Markdown that shows them as they are."""
-    marks = {"text": escape, "strong": lambda t: f"**{escape(t)}**"}
-    return "".join(marks[kind](t) if kind in marks else _code_span(t) for kind, t in pieces)
-
-
-def _code_span(text: str) -> str:
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
 
 
 def cause_pieces(cause: dict) -> list[Inline]:

@@ -1,5 +1,6 @@
 """Text put into Markdown that shows as it was given: the drift report and the marks' panels
-quote what JAX said (`<lambda>`, `a*b`), which Markdown would read as markup."""
+quote what JAX said (`<lambda>`, `a*b`), which Markdown would read as markup. A sentence can
+be built as pieces (`Inline`), written as Markdown here or as nodes by the docs layer."""
 
 import re
 
@@ -9,7 +10,26 @@ def escape(text: str) -> str:
     return re.sub(r"([\\`*_<>\[\]|{}#~$])", r"\\\1", text)
 
 
+# A sentence as pieces, each ("text" | "code" | "strong", what it shows): Markdown here, or
+# document nodes (book.site).
+Inline = tuple[str, str]
+
+
+def quoted(text: str) -> list[Inline]:
+    """Words with what they quote in backticks as code."""
+    return [("code" if n % 2 else "text", part) for n, part in enumerate(text.split("`")) if part]
+
+
+def as_markdown(pieces: list[Inline]) -> str:
+    """Pieces as Markdown that shows them as they are."""
+    marks = {"text": escape, "strong": lambda t: f"**{escape(t)}**"}
+    return "".join(marks[kind](t) if kind in marks else _code_span(t) for kind, t in pieces)
+
+
+def _code_span(text: str) -> str:
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
 def with_code(text: str) -> str:
     """Words in Markdown as they are, but what they quote in backticks stays code."""
-    parts = text.split("`")
-    return "`".join(part if quoted % 2 else escape(part) for quoted, part in enumerate(parts))
+    return as_markdown(quoted(text))

@@ -19,7 +19,8 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
-from book.drift import Inline, build_report, cause_pieces, summary, to_markdown
+from book.drift import build_report, cause_pieces, summary, to_markdown
+from book.markdown import Inline
 from book.notebooks import executed_notebook
 from book.outputs import compare_builds
 from book.record import book_data, build_record, claims_report, failing_cells
@@ -127,7 +128,7 @@ class this_report(nodes.General, nodes.Element):
 
 
 def inline(pieces: list[Inline]) -> list[nodes.Node]:
-    """A sentence's pieces (`book.drift.Inline`) as document nodes."""
+    """A sentence's pieces (`book.markdown.Inline`) as document nodes."""
     marked = {"code": nodes.literal, "strong": nodes.strong}
     return [marked[kind](t, t) if kind in marked else nodes.Text(t) for kind, t in pieces]
 
