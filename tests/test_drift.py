@@ -219,7 +219,9 @@ def test_a_cell_that_several_causes_explain_is_shown_once_and_named_under_each()
     assert "- page `quiz`: shown under cause 1" in text.split("## Cause 2: b")[1]
     lost = {"page": "fusion", "cell": "1 / 0", "error": "ZeroDivisionError", "claims": []}
     beside_one_unexplained = drift.build_report(claims, [quiz, lost])  # 2 failing, 2 under causes
-    assert "counts under each" in drift.summary(beside_one_unexplained, 2)
+    said = drift.summary(beside_one_unexplained, 2)
+    assert "counts under each" in said
+    assert "of them 1 failing cell and 0 changed outputs explained by no claim" in said
     assert "is counted under each" in drift.to_markdown(beside_one_unexplained)
     assert "counts under each" not in drift.summary(drift.build_report(REPORT, FAILURES), 5)
 

@@ -200,13 +200,16 @@ def summary(report: dict, claims_now: int) -> str:
     )
     if not anything_changed(report):
         return f"{made}: every claim holds, every cell ran, no output changed."
-    unexplained = len(report["unexplained_cells"]) + len(report["unexplained_outputs"])
+    lost = [
+        counted(len(report["unexplained_cells"]), "failing cell"),
+        counted(len(report["unexplained_outputs"]), "changed output"),
+    ]
     return (
         f"{made}: {counted(len(report['changed_claims']), 'claim')} "
         f"changed, in {counted(len(report['causes']), 'cause')}; "
         f"{counted(len(report['failing_cells']), 'failing cell')}; "
-        f"{counted(len(report['changed_outputs']), 'changed output')}; "
-        f"{unexplained} explained by no claim (listed in the full report)."
+        f"{counted(len(report['changed_outputs']), 'changed output')}; of them "
+        f"{' and '.join(lost)} explained by no claim (listed in the full report)."
         + (
             " A cell or output that several causes explain counts under each."
             if shared(report)
