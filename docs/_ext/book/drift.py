@@ -220,11 +220,14 @@ def summary(report: dict, claims_now: int) -> str:
 
 def shared(report: dict) -> bool:
     """Whether a failing cell or changed output is explained by more than one cause."""
-    return any(
-        sum(len(cause[kind]) for cause in report["causes"])
-        > len(report[kind]) - len(report[f"unexplained_{kind.split('_')[1]}"])
-        for kind in ("failing_cells", "changed_outputs")
-    )
+    explained = {
+        kind: len(report[kind]) - len(report[lost])
+        for kind, lost in (
+            ("failing_cells", "unexplained_cells"),
+            ("changed_outputs", "unexplained_outputs"),
+        )
+    }
+    return any(sum(len(c[kind]) for c in report["causes"]) > n for kind, n in explained.items())
 
 
 def _heading(level: int, text: str) -> str:
