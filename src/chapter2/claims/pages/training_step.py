@@ -2,6 +2,7 @@
 transfers, compilations and donated buffers."""
 
 import jax
+import numpy as np
 
 from chapter2.cannot_check import CannotCheck
 from chapter2.claims.registry import Observation, claim, counted
@@ -83,7 +84,7 @@ def _guard_numpy() -> Observation:
     only_on=("cpu", "a CPU array already lives in host memory"),
 )
 def _guard_float() -> Observation:
-    loss = jax.numpy.float32(1.5) * 2
+    loss = jax.device_put(np.float32(3.0))
     with jax.transfer_guard("disallow"):
         error = _raises(lambda: float(loss))
     return Observation(
@@ -99,7 +100,7 @@ def _ragged() -> Observation:
     training = _training()
     x, y = training.synthetic_data()
     step = jax.jit(lambda w, xb: ((xb @ w) ** 2).mean())
-    w = jax.numpy.ones((x.shape[1], 3))
+    w = jax.device_put(np.ones((x.shape[1], 3), np.float32))
     counts = {}
     for name, drop in [("with the smaller last batch", False), ("without it", True)]:
         with CompileCounter("<lambda>") as counter:
@@ -140,7 +141,7 @@ def _aliases() -> Observation:
 @claim("donated-array-deleted")
 def _deleted() -> Observation:
     add = jax.jit(lambda s: jax.tree.map(lambda a: a + 1, s), donate_argnums=0)
-    state = {"w": jax.numpy.ones(1000), "b": jax.numpy.zeros(10)}
+    state = jax.device_put({"w": np.ones(1000, np.float32), "b": np.zeros(10, np.float32)})
     add(state)
     error = _raises(lambda: add(state))
     deleted = all(leaf.is_deleted() for leaf in jax.tree.leaves(state))
@@ -164,8 +165,10 @@ def _by_keyword() -> Observation:
         raise CannotCheck(msg)
     donated = {}
     for name, transform, leading in [("jit", jax.jit, ()), ("pmap", jax.pmap, (1,))]:
-        state = {"w": jax.numpy.ones((*leading, 1000)), "b": jax.numpy.zeros((*leading, 10))}
-        transform(add, donate_argnums=0)(state=state, step=jax.numpy.ones(leading))
+        state = jax.device_put(
+            {"w": np.ones((*leading, 1000), np.float32), "b": np.zeros((*leading, 10), np.float32)}
+        )
+        transform(add, donate_argnums=0)(state=state, step=np.ones(leading, np.float32))
         donated[name] = all(leaf.is_deleted() for leaf in jax.tree.leaves(state))
     return Observation(
         expected={"donated by keyword under jit": True, "donated by keyword under pmap": False},
