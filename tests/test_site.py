@@ -18,10 +18,10 @@ from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 from chapter2.claims import Kind, claims
 from chapter2.figures import WHISKERS_ALT
 
-# A verdict on a page: a mark (a closed dropdown) or, for a warning, a box; either names its
-# claim in its panel.
+# A verdict on a page: a mark (a closed dropdown, or a paragraph where the check only ran the
+# cell again) or, for a warning, a box; each links to its claim's check.
 VERDICT = re.compile(
-    r'<(details|div) class="[^"]*(claim-mark|claim-verdict) (claim-[\w-]+)[^"]*"[^>]*>.*?'
+    r'<(details|div|p) class="[^"]*(claim-mark|claim-verdict) (claim-[\w-]+)[^"]*"[^>]*>.*?'
     r'href="checks.html#check-([\w-]+)"',
     re.S,
 )
@@ -375,6 +375,7 @@ def article_words(page: str, dropdowns: bool = False, joined: bool = False) -> i
     separates words, unless `joined` (then `x.sum()` counts once, as str.split counts it)."""
     body = re.search(r'<article class="bd-article"[^>]*>(.*?)</article>', page, re.S).group(1)
     body = re.sub(r"<(script|style)[^>]*>.*?</\1>", "", body, flags=re.S)
+    body = re.sub(r'<p class="claim-mark[^"]*">.*?</p>', "", body, flags=re.S)  # a mark alone
     while not dropdowns:  # innermost dropdowns first, until none is left
         without = re.sub(r"<details[^>]*>(?:(?!<details).)*?</details>", "", body, flags=re.S)
         if without == body:
@@ -594,7 +595,7 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(])")
 
 def sentences(page_html: str) -> list[str]:
     article = BeautifulSoup(page_html, "html.parser").find("article")
-    for left_out in article.select("div.cell_input, table, pre, figure, details"):
+    for left_out in article.select("div.cell_input, table, pre, figure, details, .claim-mark"):
         left_out.decompose()
     found = []
     for element in article.find_all(["p", "li"]):
@@ -737,13 +738,19 @@ def test_a_panel_that_repeats_its_cells_numbers_is_found():
 
 
 def test_a_mark_that_holds_shows_a_check_and_reads_its_words_to_a_screen_reader(site):
+    reran = 0
     for page in TEN_PAGES:
         soup = BeautifulSoup(site[f"{page}.html"], "html.parser")
-        for mark in soup.select("details.claim-holds, details.claim-as-specified"):
-            title = mark.find("summary")
+        for mark in soup.select(".claim-mark.claim-holds, .claim-mark.claim-as-specified"):
+            title = mark.find("summary") or mark.find("a")
             hidden = title.select_one(".visually-hidden").extract().get_text()
             assert title.get_text().strip() == "✓", (page, title.get_text())
             assert hidden.startswith(("checked on JAX ", "seen on this book's machine (JAX "))
+            if mark.name == "p":  # nothing to open: its words also show on hover
+                reran += 1
+                assert title["title"] == hidden
+                assert "again, and JAX did as shown" in hidden
+    assert reran > 0  # the checks that only ran a cell again have no panel
 
 
 def test_no_mark_repeats_the_numbers_of_the_cell_above_it(site):

@@ -73,19 +73,43 @@ def evidence_words(data: dict) -> str:
 CHECKS_PAGE = "checks"  # the maintainers' page of every check, its values and its code
 
 
+def only_reran(data: dict) -> bool:
+    """Whether the check ran again what the page shows and came out as the page says: then it
+    has nothing to add but that."""
+    return bool(data.get("repeats")) and Status(data["status"]) in (
+        Status.HOLDS,
+        Status.AS_SPECIFIED,
+    )
+
+
+def checks_link(data: dict) -> str:
+    return f"{CHECKS_PAGE}.html#check-{data['id']}"
+
+
 def panel(data: dict) -> str:
     """The body of a verdict's panel: what was run and what JAX did, in words (where the check
-    ran again what the page shows, and it holds, only that), and a link to how it is checked,
-    on the page of checks."""
-    status = Status(data["status"])
-    if data.get("repeats") and status in (Status.HOLDS, Status.AS_SPECIFIED):
+    only ran again what the page shows, only that), and a link to how it is checked, on the
+    page of checks."""
+    if only_reran(data):
         said = f"Ran {data['repeats']} again: JAX did as shown."
     else:
         said = with_code(evidence_words(data))
-    if status is Status.DRIFTED:
+    if Status(data["status"]) is Status.DRIFTED:
         said += " The book says otherwise."
-    link = f'<a href="{CHECKS_PAGE}.html#check-{data["id"]}">How this is checked</a>'
-    return f"{said}\n\n{link}\n"
+    return f'{said}\n\n<a href="{checks_link(data)}">How this is checked</a>\n'
+
+
+def reran_mark(data: dict) -> nodes.paragraph:
+    """The mark of a check that only ran again what the page shows: its symbol, no panel to
+    open (it would add nothing), its words read to a screen reader and shown on hover; the
+    symbol links to how it is checked."""
+    status = Status(data["status"])
+    said = f"{status.words(data['jax'])}: ran {data['repeats']} again, and JAX did as shown"
+    hidden = nodes.inline("", said, classes=["visually-hidden"])
+    link = nodes.reference(
+        "", status.symbol, hidden, refuri=checks_link(data), reftitle=said, internal=True
+    )
+    return nodes.paragraph("", "", link, classes=["claim-mark", status_class(data["status"])])
 
 
 def mark_title(data: dict) -> str:
@@ -132,10 +156,13 @@ class VerdictRenderer:
             return None
         verdict = dict(data.content)
         boxed = verdict.get("warning", False) and verdict["section"] == Path(renderer.source).stem
-        content = verdict_markdown(verdict, boxed)
-        rendered = renderer.render_markdown(
-            replace(data, mime_type="text/markdown", content=content)
-        )
+        if only_reran(verdict) and not boxed:
+            rendered = [reran_mark(verdict)]
+        else:
+            content = verdict_markdown(verdict, boxed)
+            rendered = renderer.render_markdown(
+                replace(data, mime_type="text/markdown", content=content)
+            )
         rendered[0][VERDICT_ATTRIBUTE] = verdict  # the collector (book.record) finds it there
         return rendered
 
