@@ -173,6 +173,18 @@ def test_a_long_call_is_not_run_twice_a_round(monkeypatch):
     assert log[-9:] == ["short", "short", "long"] * 3
 
 
+def test_the_warm_up_time_is_spent_once_for_all_the_calls(monkeypatch):
+    """Each call warms up WARM_UP[0] times at least; the WARM_UP[1] seconds warm the machine,
+    once for all the calls, not once for each."""
+    call, log = fake_clock(monkeypatch), []
+    cost = WARM_UP[1] / 9.5  # 10 calls pass WARM_UP[1], 9 do not
+    bench_together({"a": call("a", cost, log=log), "b": call("b", cost, log=log)}, n=1)
+    assert log[:-4] == ["a"] * 10 + ["b"] * WARM_UP[0]  # then a round of two settled calls
+    log.clear()
+    bench_together({"a": call("a", 1.0, log=log), "b": call("b", 1.0, log=log)}, n=1)
+    assert log == ["a"] * WARM_UP[0] + ["b"] * WARM_UP[0] + ["a", "b"]  # the count alone
+
+
 def test_a_cheap_call_that_compiled_slowly_is_still_settled(monkeypatch):
     """Only the last warm-up call says how long a call takes: the first one compiles."""
     log, clock = [], [0.0]

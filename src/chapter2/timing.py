@@ -72,7 +72,7 @@ class BenchResult:
         )
 
 
-WARM_UP = (3, 0.05)  # calls and seconds, at the least, before the timed runs
+WARM_UP = (3, 0.05)  # calls of each, and seconds in all, at the least, before the timed runs
 # Rounds, at the least, and how many more between two looks at the medians' ranges: looking
 # after every round would stop at the first chance overlap-free moment of two equal calls.
 FIRST_LOOK, LOOK_EVERY = 7, 6
@@ -106,9 +106,10 @@ def apart(a: "BenchResult", b: "BenchResult") -> bool:
 def bench_together(
     calls: dict[str, tuple[Callable, tuple]], n: int = 20, budget: float = 2.0
 ) -> dict[str, BenchResult]:
-    """Time several calls `name: (f, args)` in turns, each warmed up and waited for; a call
-    whose last warm-up call took under SETTLE_BELOW is run once untimed before each timed
-    run. Rounds stop as the book's page Helpers says (FIRST_LOOK, LOOK_EVERY, `budget`, `n`)."""
+    """Time several calls `name: (f, args)` in turns, each warmed up (WARM_UP) and waited
+    for; a call whose last warm-up call took under SETTLE_BELOW is run once untimed before
+    each timed run. Rounds stop as the book's page Helpers says (FIRST_LOOK, LOOK_EVERY,
+    `budget`, `n`)."""
     import jax  # imported when first used
 
     def run(f: Callable, args: tuple) -> float:
@@ -116,12 +117,13 @@ def bench_together(
         jax.block_until_ready(f(*args))
         return time.perf_counter() - start
 
-    settled = set()
+    # Each call WARM_UP[0] times at least, the first compiling; until the machine has been busy
+    # WARM_UP[1] seconds in all: once warm, it needs no more for the next call.
+    settled, started = set(), time.perf_counter()
     for name, (f, args) in calls.items():
-        done, spent, last = 0, 0.0, 0.0
-        while done < WARM_UP[0] or spent < WARM_UP[1]:
-            last = run(f, args)  # the first call compiles: only the last one says how long
-            spent += last
+        done = 0
+        while done < WARM_UP[0] or time.perf_counter() - started < WARM_UP[1]:
+            last = run(f, args)  # only the last one, after one of its own, says how long
             done += 1
         if last < SETTLE_BELOW:
             settled.add(name)
