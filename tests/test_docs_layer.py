@@ -84,7 +84,7 @@ def test_a_check_that_ran_the_cell_again_says_only_that_while_it_holds():
         assert link["refuri"] == "checks.html#check-demo"
         assert link.astext().startswith("✓")
         assert "xplane" not in link.astext()
-        assert link["reftitle"].endswith(": ran the cell above again, and JAX did as shown")
+        assert link["reftitle"].endswith(". Ran the cell above again: JAX did as shown.")
     for status in ("drifted", "differs here"):  # where the page is wrong: what JAX did
         assert not verdicts.only_reran({**rerun, "status": status})
         assert "1 file" in verdicts.panel({**rerun, "status": status})

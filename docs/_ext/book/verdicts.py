@@ -82,6 +82,10 @@ def only_reran(data: dict) -> bool:
     )
 
 
+def reran_words(data: dict) -> str:
+    return f"Ran {data['repeats']} again: JAX did as shown."
+
+
 def checks_link(data: dict) -> str:
     return f"{CHECKS_PAGE}.html#check-{data['id']}"
 
@@ -90,10 +94,7 @@ def panel(data: dict) -> str:
     """The body of a verdict's panel: what was run and what JAX did, in words (where the check
     only ran again what the page shows, only that), and a link to how it is checked, on the
     page of checks."""
-    if only_reran(data):
-        said = f"Ran {data['repeats']} again: JAX did as shown."
-    else:
-        said = with_code(evidence_words(data))
+    said = reran_words(data) if only_reran(data) else with_code(evidence_words(data))
     if Status(data["status"]) is Status.DRIFTED:
         said += " The book says otherwise."
     return f'{said}\n\n<a href="{checks_link(data)}">How this is checked</a>\n'
@@ -104,7 +105,7 @@ def reran_mark(data: dict) -> nodes.paragraph:
     open (it would add nothing), its words read to a screen reader and shown on hover; the
     symbol links to how it is checked."""
     status = Status(data["status"])
-    said = f"{status.words(data['jax'])}: ran {data['repeats']} again, and JAX did as shown"
+    said = f"{status.words(data['jax'])}. {reran_words(data)}"
     hidden = nodes.inline("", said, classes=["visually-hidden"])
     link = nodes.reference(
         "", status.symbol, hidden, refuri=checks_link(data), reftitle=said, internal=True
