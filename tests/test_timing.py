@@ -59,7 +59,7 @@ def test_a_comparison_says_faster_only_when_the_spreads_are_apart():
     faster = Comparison("v2", FAST, "v1", SLOW)
     assert faster.verdict == "faster"
     assert faster.ratio == pytest.approx(10)
-    assert str(faster).startswith("v2 ran 10 × faster than v1 (1.10 ms against 11.0 ms")
+    assert str(faster).startswith("v2 ran 10 × faster than v1 (medians 1.10 and 11.0 ms, 3 runs")
     slower = Comparison("v1", SLOW, "v2", FAST)
     assert slower.verdict == "slower"
     assert str(slower).startswith("v1 took 10 × as long as v2")
@@ -101,7 +101,7 @@ def test_medians_far_apart_but_not_told_apart_say_the_runs_spread_too_widely():
         "a", BenchResult((0.001, 0.002, 0.003)), "b", BenchResult((0.002, 0.003, 0.004))
     )
     assert same.verdict == "indistinguishable"
-    assert str(same).endswith("; their runs spread too widely to settle a 1.5 × gap)")
+    assert str(same).endswith("; their spread cannot settle a 1.5 × gap)")
     close = Comparison(
         "a", BenchResult((0.001, 0.002, 0.003)), "b", BenchResult((0.001, 0.0021, 0.003))
     )

@@ -175,7 +175,7 @@ class Comparison:
         return self.b.low / self.a.high, self.b.high / self.a.low
 
     def __str__(self) -> str:
-        medians = f"{milliseconds(self.a.median)} ms against {milliseconds(self.b.median)} ms"
+        medians = f"medians {milliseconds(self.a.median)} and {milliseconds(self.b.median)} ms"
         if self.verdict == "faster":
             said = f"{self.a_name} ran {times_text(self.ratio)} × faster than {self.b_name}"
         elif self.verdict == "slower":
@@ -187,8 +187,8 @@ class Comparison:
         )
         gap = max(self.ratio, 1 / self.ratio)
         if self.verdict == "indistinguishable" and gap >= WIDE:
-            runs += f"; their runs spread too widely to settle a {times_text(gap)} × gap"
-        return f"{said} ({medians}, medians of {runs})"
+            runs += f"; their spread cannot settle a {times_text(gap)} × gap"
+        return f"{said} ({medians}, {runs})"
 
     def as_dict(self) -> dict:
         def timing(result: BenchResult) -> dict:
