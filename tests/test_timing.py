@@ -101,7 +101,7 @@ def test_medians_far_apart_but_not_told_apart_say_the_runs_spread_too_widely():
         "a", BenchResult((0.001, 0.002, 0.003)), "b", BenchResult((0.002, 0.003, 0.004))
     )
     assert same.verdict == "indistinguishable"
-    assert str(same).endswith("; their spread cannot settle a 1.5 × gap)")
+    assert str(same).endswith("; their runs vary too much to settle a 1.5 × gap)")
     close = Comparison(
         "a", BenchResult((0.001, 0.002, 0.003)), "b", BenchResult((0.001, 0.0021, 0.003))
     )

@@ -187,7 +187,7 @@ class Comparison:
         )
         gap = max(self.ratio, 1 / self.ratio)
         if self.verdict == "indistinguishable" and gap >= WIDE:
-            runs += f"; their spread cannot settle a {times_text(gap)} × gap"
+            runs += f"; their runs vary too much to settle a {times_text(gap)} × gap"
         return f"{said} ({medians}, {runs})"
 
     def as_dict(self) -> dict:
