@@ -83,10 +83,10 @@ def loop_eager(state, x, y):
 
 
 # One change at a time.
-def train_step(state, xb, yb, loss=loss_fn):
+def train_step(state, xb, yb, objective=loss_fn):
     """The whole update: loss, gradient, the optimizer's update, the new parameters."""
     params, opt_state = state
-    loss, grads = jax.value_and_grad(loss)(params, xb, yb)
+    loss, grads = jax.value_and_grad(objective)(params, xb, yb)
     updates, opt_state = optimizer.update(grads, opt_state, params)
     return (optax.apply_updates(params, updates), opt_state), loss
 
@@ -101,7 +101,7 @@ def loss_bf16(params, x, y):
     return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
 
 
-step_bf16 = jax.jit(partial(train_step, loss=loss_bf16))
+step_bf16 = jax.jit(partial(train_step, objective=loss_bf16))
 
 
 def update_jit(state, xb, yb):

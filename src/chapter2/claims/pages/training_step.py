@@ -42,11 +42,10 @@ def _float_waits() -> Observation:
     return Observation(
         expected={"loss ready after float(loss)": True, "ready at dispatch": False},
         observed={"loss ready after float(loss)": ready, "ready at dispatch": dispatched},
-        said="The page's step, dispatched, then float(loss): the loss was "
-        + ("ready" if ready else "still not ready")
-        + " after it (right after the dispatch: "
-        + ("ready" if dispatched else "not ready")
-        + ").",
+        said="Right after the page's step was dispatched, its loss was "
+        + ("already" if dispatched else "not")
+        + " ready; after float(loss), it "
+        + ("was." if ready else "still was not."),
     )
 
 
