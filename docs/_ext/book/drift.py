@@ -210,12 +210,11 @@ def summary(report: dict, claims_now: int) -> str:
         f"{counted(len(report['failing_cells']), 'failing cell')}; "
         f"{counted(len(report['changed_outputs']), 'changed output')}; of them "
         f"{' and '.join(lost)} explained by no claim (listed in the full report)."
-        + (
-            " A cell or output that several causes explain counts under each."
-            if shared(report)
-            else ""
-        )
+        + (f" {COUNTED_UNDER_EACH}" if shared(report) else "")
     )
+
+
+COUNTED_UNDER_EACH = "A cell or output that several causes explain is counted under each."
 
 
 def shared(report: dict) -> bool:
@@ -357,7 +356,7 @@ def to_markdown(report: dict) -> str:
             '(under "Explained by no claim" below).'
         )
     if shared(report):
-        out += ["", "A cell or output that several causes explain is counted under each."]
+        out += ["", COUNTED_UNDER_EACH]
     shown: dict = {}
     for n, cause in enumerate(causes_, 1):
         out += ["", _heading(2, f"Cause {n}: {cause['name']}"), ""]
