@@ -218,8 +218,11 @@ def test_describe_error_names_missing_modules_and_attributes():
     with pytest.raises(ImportError) as err:
         importlib.import_module("jax.no_such_module")
     assert describe_error(err.value).startswith("`jax.no_such_module` cannot be imported")
-    gone = ImportError("cannot import name 'Format' from 'jax.experimental.layout' (/x/y.py)")
-    assert describe_error(gone) == "`jax.experimental.layout.Format` does not exist in this JAX"
+    with pytest.raises(ImportError) as gone:
+        from jax.experimental.layout import NoSuchFormat  # noqa: F401
+    assert describe_error(gone.value) == (
+        "`jax.experimental.layout.NoSuchFormat` does not exist in this JAX"
+    )
     assert describe_error(ValueError("bad")) == "the check raised ValueError: bad"
     child = RuntimeError("example exited with 1:\nTraceback\n  File /x/y.py\nTypeError: no")
     assert (

@@ -5,7 +5,6 @@ import ast
 import contextlib
 import inspect
 import json
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -187,9 +186,8 @@ def describe_error(err: BaseException) -> str:
     if isinstance(err, AttributeError) and getattr(err, "obj", None) is not None:
         owner = getattr(err.obj, "__name__", type(err.obj).__name__)
         return f"`{owner}.{err.name}` does not exist in this JAX"
-    unimportable = re.match(r"cannot import name '(\w+)' from '([\w.]+)'", str(err))
-    if isinstance(err, ImportError) and unimportable:
-        return f"`{unimportable[2]}.{unimportable[1]}` does not exist in this JAX"
+    if isinstance(err, ImportError) and getattr(err, "name_from", None):  # from M import X
+        return f"`{err.name}.{err.name_from}` does not exist in this JAX"
     if isinstance(err, ImportError) and err.name:
         return f"`{err.name}` cannot be imported: {err}"
     lines = [line for line in str(err).strip().splitlines() if line.strip()]
