@@ -73,14 +73,33 @@ def drift_report(env) -> dict:
     )
 
 
-def write_drift_report(app, exception) -> None:
-    """`build-finished`: a drift build's report, beside its HTML folder; its Markdown also in
-    the HTML, where its page links it."""
-    if exception is None and app.config.book_drift_claims:
-        report, build = drift_report(app.env), Path(app.outdir).parent
-        (build / "report.json").write_text(json.dumps(report, indent=2) + "\n")
-        (build / REPORT_FILE).write_text(to_markdown(report))
-        shutil.copy(build / REPORT_FILE, Path(app.outdir) / REPORT_FILE)
+class ThisBuildsReport:
+    """A drift build's report, made once every page is read, for its page and its files (one
+    per build)."""
+
+    def __init__(self) -> None:
+        self.report: dict = {}
+
+    def make(self, app, env) -> None:
+        """`env-updated`: the report, from what the pages recorded."""
+        if app.config.book_drift_claims:
+            self.report = drift_report(env)
+
+    def fill(self, app, doctree, docname) -> None:
+        """`doctree-resolved`: the report on its page."""
+        for node in doctree.findall(this_report):
+            uri = os.path.relpath(REPORT_FILE, Path(docname).parent)
+            full = [nodes.reference("", "The full report", refuri=uri)]
+            node.replace_self(report_section(self.report, self.report["claims_checked"], full))
+
+    def write(self, app, exception) -> None:
+        """`build-finished`: the report beside the HTML folder; its Markdown also in the HTML,
+        where its page links it."""
+        if exception is None and app.config.book_drift_claims:
+            build = Path(app.outdir).parent
+            (build / "report.json").write_text(json.dumps(self.report, indent=2) + "\n")
+            (build / REPORT_FILE).write_text(to_markdown(self.report))
+            shutil.copy(build / REPORT_FILE, Path(app.outdir) / REPORT_FILE)
 
 
 def banner(app, doctree, docname) -> None:
@@ -91,8 +110,8 @@ def banner(app, doctree, docname) -> None:
         return
     jax, versions = release["jax"], app.config.book_site_versions
     baseline = versions[0] if versions else "the baseline"
-    page = book_data(app.env).page(docname)
-    shown = list(page["verdicts"].values())
+    page = book_data(app.env).pages.get(docname, {})  # read only: the pages are written
+    shown = list(page.get("verdicts", {}).values())
     differ = [v for v in shown if v["status"] == Status.DRIFTED]
     if not shown:
         said = "This page shows no claim."
@@ -103,7 +122,7 @@ def banner(app, doctree, docname) -> None:
         )
     else:
         said = f"Every claim this page shows holds under it ({len(shown)})."
-    failed = page["failing_cells"]
+    failed = page.get("failing_cells", [])
     if failed:
         what = "what it prints" if len(failed) == 1 else "what they print"
         said += (
@@ -186,15 +205,6 @@ class DriftReport(SphinxDirective):
         return found
 
 
-def fill_report(app, doctree, docname) -> None:
-    """`doctree-resolved`: a drift build's report on its page, every page read by now."""
-    for node in doctree.findall(this_report):
-        report = drift_report(app.env)
-        uri = os.path.relpath(REPORT_FILE, Path(docname).parent)
-        full = [nodes.reference("", "The full report", refuri=uri)]
-        node.replace_self(report_section(report, report["claims_checked"], full))
-
-
 def assemble(site: Path, builds: dict[str, Path], baseline: str, root: str = "/") -> None:
     """One site: the baseline's build at its root, each other release's in `jax-<version>/`,
     and the switcher's JSON, its links starting at the site's path on its server (`root`)."""
@@ -222,8 +232,10 @@ def setup(app):
     app.add_node(this_report)
     app.connect("env-get-outdated", read_report_again)
     app.connect("doctree-resolved", banner)
-    app.connect("doctree-resolved", fill_report)
-    app.connect("build-finished", write_drift_report, priority=400)  # before failed pages go
+    report = ThisBuildsReport()
+    app.connect("env-updated", report.make)
+    app.connect("doctree-resolved", report.fill)
+    app.connect("build-finished", report.write, priority=400)  # before failed pages go
     return SERIAL
 
 
