@@ -82,6 +82,11 @@ class Roofs:
         was measured, so that the cache, not main memory, can serve its traffic."""
         return self.cache_bandwidth is not None and footprint <= self.cache_stream_bytes
 
+    def bandwidth_for(self, footprint: float) -> float:
+        """The bandwidth roof of work whose arrays take `footprint` bytes: the cache's if they
+        fit there, else memory's."""
+        return self.cache_roof if self.fits_cache(footprint) else self.bandwidth
+
     @property
     def cache_roof(self) -> float:
         """The bandwidth roof of a program that fits in the cache: the cache's, never below
@@ -242,7 +247,7 @@ class Placement:
     @property
     def bandwidth(self) -> float:
         """Its bandwidth roof: the cache's if its arrays fit there, else memory's."""
-        return self.roofs.cache_roof if self.in_cache else self.roofs.bandwidth
+        return self.roofs.bandwidth_for(self.bytes if self.footprint is None else self.footprint)
 
     @property
     def ridge(self) -> float:
