@@ -203,7 +203,7 @@ class Timeline:
                 f"{drawn}, {series.label}, "
                 f"{each} each (median)"
             )
-        return f"Timeline of {self.span_ms:.0f} ms, one row per thread. " + "; ".join(parts) + "."
+        return f"Timeline of {self.span_ms:.1f} ms, one row per thread. " + "; ".join(parts) + "."
 
     def figure(self) -> Figure:
         """The drawn timeline with its alt text."""
