@@ -335,7 +335,7 @@ def test_the_dependency_hash_is_a_hidden_last_cell_that_moves_no_line():
     page = "# Title\n\n```{code-cell} ipython3\n:tags: [hide-input]\nimport jax\n```\n"
     hashed = dependencies.with_hash(page, "abc")
     assert hashed.startswith(page.rstrip())
-    assert dependencies.code_cells(hashed) == ["import jax", "# engine files: abc"]
+    assert dependencies.code_cells(hashed) == ("import jax", "# engine files: abc")
     assert dependencies.with_hash(page, "abd") != hashed
 
 

@@ -3,6 +3,7 @@ names, the recorded runs' files it reads), hashed into a hidden last cell at `so
 a change re-executes only those pages."""
 
 import ast
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -23,6 +24,7 @@ def module_path(src: Path, module: str) -> Path | None:
     return None
 
 
+@functools.cache  # a page's cells and the engine's modules are read once a build
 def _parse(code: str) -> ast.Module:
     try:
         return ast.parse(code)
@@ -30,7 +32,8 @@ def _parse(code: str) -> ast.Module:
         return ast.Module(body=[], type_ignores=[])
 
 
-def imported_modules(code: str) -> set[str]:
+@functools.cache
+def imported_modules(code: str) -> frozenset[str]:
     """The `chapter2` modules a piece of code imports (`from chapter2 import x` counts x)."""
     found = set()
     for node in ast.walk(_parse(code)):
@@ -39,16 +42,17 @@ def imported_modules(code: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("chapter2"):
             found.add(node.module)
             found |= {f"{node.module}.{a.name}" for a in node.names}
-    return found
+    return frozenset(found)
 
 
-def strings(code: str) -> set[str]:
+@functools.cache
+def strings(code: str) -> frozenset[str]:
     """Every string constant of a piece of code."""
-    return {
+    return frozenset(
         n.value
         for n in ast.walk(_parse(code))
         if isinstance(n, ast.Constant) and isinstance(n.value, str)
-    }
+    )
 
 
 def claim_modules(src: Path) -> dict[str, str]:
@@ -75,10 +79,11 @@ def closure(src: Path, modules: set[str]) -> set[Path]:
     return files
 
 
-def code_cells(page_text: str) -> list[str]:
+@functools.cache
+def code_cells(page_text: str) -> tuple[str, ...]:
     """The Python of a page's code cells, options taken off (jupytext's MyST reader)."""
     notebook = jupytext.reads(page_text, fmt="md:myst")
-    return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    return tuple(cell.source for cell in notebook.cells if cell.cell_type == "code")
 
 
 def page_dependencies(src: Path, page_text: str) -> set[Path]:
