@@ -81,7 +81,7 @@ class BackendNote(SphinxDirective):
             except NotRecorded as err:
                 return [self.state.document.reporter.warning(str(err), line=self.lineno)]
             folder = Path(self.config.book_claims_matrix).parent
-            self.env.note_dependency(str(folder / f"jax-{run['jax']}.json"))
+            self.env.note_dependency(str(matrix_file(folder, run["jax"])))
             cause = release_or_backend(folder, self.arguments[0], run["jax"], baseline_jax())
             box += self.parse_text_to_nodes(f"{sentence} ({cause}.)" if cause else sentence)
         return [box]
@@ -93,8 +93,8 @@ def release_or_backend(folder: Path, claim_id: str, release: str, baseline: str)
     None where the two agree (the overview says the GPU then made the difference)."""
     statuses = []
     for version in (release, baseline):
-        path = folder / f"jax-{version}.json"
-        by_id = matrix_record(folder, version)["by_id"] if path.is_file() else {}
+        recorded = matrix_file(folder, version).is_file()
+        by_id = matrix_record(folder, version)["by_id"] if recorded else {}
         statuses.append(by_id.get(claim_id, {}).get("status"))
     if None in statuses:
         return f"JAX {release} is not measured on the CPU for this"
@@ -106,9 +106,14 @@ def release_or_backend(folder: Path, claim_id: str, release: str, baseline: str)
     )
 
 
+def matrix_file(folder: Path, release: str) -> Path:
+    """Where the claims matrix keeps what it recorded under JAX `release`."""
+    return folder / f"jax-{release}.json"
+
+
 def matrix_record(folder: Path, release: str) -> dict:
     """What the claims matrix recorded under JAX `release`, in the form of a recorded run."""
-    record = json.loads((folder / f"jax-{release}.json").read_text())
+    record = json.loads(matrix_file(folder, release).read_text())
     by_id = {c["id"]: c for c in record["claims"]}
     return {"by_id": by_id, "jax": record["jax"], "recorded": record["recorded"], "device": ""}
 
@@ -138,8 +143,8 @@ class ReleaseNote(SphinxDirective):
     def run(self):
         claim_id, release = self.arguments
         folder = Path(self.config.book_claims_matrix).parent
-        self.env.note_dependency(str(folder / f"jax-{release}.json"))
-        if (folder / f"jax-{release}.json").is_file():
+        self.env.note_dependency(str(matrix_file(folder, release)))
+        if matrix_file(folder, release).is_file():
             recorded = matrix_record(folder, release)
         else:
             recorded = {"by_id": {}, "jax": release}

@@ -47,14 +47,16 @@ def build_matrix(runs: list[dict]) -> dict:
     }
 
 
+NOT_MEASURED = "·"  # a release, or a backend, without a verdict for the claim
 _SYMBOLS = [Status.HOLDS, Status.DIFFERS_HERE, Status.DRIFTED, Status.CANNOT_CHECK]
 LEGEND = (
     "; ".join(f"{s.symbol} {s.meaning}" for s in _SYMBOLS)
-    + "; · not measured. For a fact of the machine (since: machine), ✓ means it behaved as "
-    'described. "Since X": holds in X and every later release measured, not in the one before; '
+    + f"; {NOT_MEASURED} not measured. For a fact of the machine (since: machine), "
+    f"{Status.HOLDS.symbol} means it behaved as described. "
+    '"Since X": holds in X and every later release measured, not in the one before; '
     '"X or earlier": holds in the oldest.'
 )
-LINKED = "A linked ✗ opens the page as that release built it, in this site."
+LINKED = f"A linked {Status.DRIFTED.symbol} opens the page as that release built it, in this site."
 
 
 def since_text(entry: dict, releases: list[str]) -> str:

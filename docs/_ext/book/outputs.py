@@ -10,6 +10,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from myst_nb.ext.glue import GLUE_PREFIX
 
+from book.notebooks import SETUP_TAG
 from chapter2.claims.registry import VERDICT_MIME
 from chapter2.timing import COMPARISON_MIME
 
@@ -99,7 +100,7 @@ def code_cells(notebook: dict) -> list[dict]:
     """A notebook's code cells, each with the claims whose verdicts its section shows after
     it."""
     cells = [
-        dict(c) for c in notebook["cells"] if "setup" not in c.get("metadata", {}).get("tags", [])
+        dict(c) for c in notebook["cells"] if SETUP_TAG not in c.get("metadata", {}).get("tags", [])
     ]
     checked: list[str] = []
     for cell in reversed(cells):

@@ -28,6 +28,13 @@ from chapter2.claims.registry import Status, counted
 from chapter2.releases import release_key
 
 REPORT_PAGE = "drift-report"
+
+
+def release_folder(version: str) -> str:
+    """The folder of the site that holds the book as JAX `version` built it."""
+    return f"jax-{version}"
+
+
 REPORT_FILE = "report.md"  # the whole report, beside the HTML's root (a drift build)
 
 
@@ -174,18 +181,17 @@ class DriftReport(SphinxDirective):
         config = self.env.config
         if config.book_drift_claims:
             return [this_report()]
-        reports = sorted(
-            Path(config.book_drift_reports).glob("jax-*/report.json"),
-            key=lambda p: release_key(p.parent.name.removeprefix("jax-")),
-        )
+        reports = {  # each report says its release
+            path: json.loads(path.read_text())
+            for path in Path(config.book_drift_reports).glob("*/report.json")
+        }
         if not reports:
             return [nodes.paragraph(text="No drift report has been recorded.")]
         self.env.note_dependency(config.book_drift_baseline_claims)  # the claims stated now
         now = len((_read_json(config.book_drift_baseline_claims) or {}).get("claims", []))
         found = []
-        for path in reversed(reports):
+        for path, report in sorted(reports.items(), key=lambda r: release_key(r[1]["jax"]))[::-1]:
             self.env.note_dependency(str(path))
-            report = json.loads(path.read_text())
             full = [
                 addnodes.download_reference(
                     "",
@@ -199,7 +205,7 @@ class DriftReport(SphinxDirective):
                 )
             ]
             if report["jax"] in config.book_site_versions:  # the site holds that build
-                uri = f"jax-{report['jax']}/{REPORT_PAGE}.html"  # the baseline is the root
+                uri = f"{release_folder(report['jax'])}/{REPORT_PAGE}.html"  # from the root
                 full += [nodes.Text(", and "), nodes.reference("", "in that build", refuri=uri)]
             found.append(report_section(report, now, full))
         return found
@@ -213,11 +219,11 @@ def assemble(site: Path, builds: dict[str, Path], baseline: str, root: str = "/"
     shutil.copytree(builds[baseline], site)
     others = sorted((v for v in builds if v != baseline), key=release_key, reverse=True)
     for version in others:
-        shutil.copytree(builds[version], site / f"jax-{version}")
+        shutil.copytree(builds[version], site / release_folder(version))
     root = root if root.endswith("/") else f"{root}/"
     switcher = [
         {"name": f"JAX {baseline} (baseline)", "version": baseline, "url": root, "preferred": True},
-        *({"name": f"JAX {v}", "version": v, "url": f"{root}jax-{v}/"} for v in others),
+        *({"name": f"JAX {v}", "version": v, "url": f"{root}{release_folder(v)}/"} for v in others),
     ]
     (site / "switcher.json").write_text(json.dumps(switcher, indent=2) + "\n")
 

@@ -13,10 +13,11 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
-from book.backends import NotRecorded, matrix_record, with_recorded
+from book.backends import NotRecorded, matrix_file, matrix_record, with_recorded
 from book.markdown import with_code
-from book.matrix import LEGEND, LINKED, since_text
+from book.matrix import LEGEND, LINKED, NOT_MEASURED, since_text
 from book.record import VERDICT_ATTRIBUTE, book_data, home_verdicts
+from book.site import release_folder
 from chapter2.claims.backends import claim_of, recorded_runs, status_there
 from chapter2.claims.registry import VERDICT_MIME, Status
 
@@ -86,8 +87,13 @@ def reran_words(data: dict) -> str:
     return f"Ran {data['repeats']} again: JAX did as shown."
 
 
+def check_anchor(data: dict) -> str:
+    """The id of the claim's section on the page of checks."""
+    return f"check-{data['id']}"
+
+
 def checks_link(data: dict) -> str:
-    return f"{CHECKS_PAGE}.html#check-{data['id']}"
+    return f"{CHECKS_PAGE}.html#{check_anchor(data)}"
 
 
 def panel(data: dict) -> str:
@@ -224,7 +230,7 @@ class VersionNote(NeedsEveryPage):
         before = release_before(claim_ids, read_matrix(self.config.book_claims_matrix))
         if before is not None and node["before"]:  # what that release did, in its words
             folder = Path(self.config.book_claims_matrix).parent
-            self.env.note_dependency(str(folder / f"jax-{before}.json"))
+            self.env.note_dependency(str(matrix_file(folder, before)))
             try:
                 filled = with_recorded(node["before"], matrix_record(folder, before))
             except NotRecorded as err:
@@ -259,7 +265,8 @@ def _section_number(env, page: str) -> str:
 
 
 def _holds_from(entry: dict, releases: list[str]) -> str:
-    """Since when a claim holds, in words, as a note and the matrix say it."""
+    """Since when a claim holds, in a version note's words (the matrix says it shorter,
+    `book.matrix.since_text`)."""
     if entry["since"] is None:
         return "in none of the releases measured"
     if entry["since"] == releases[0]:
@@ -370,7 +377,7 @@ def _row(cells: list[list[nodes.Node]], classes: list[str]) -> nodes.row:
 
 def _symbol(status: str | None) -> nodes.Node:
     if status is None:
-        return nodes.inline(text="·")
+        return nodes.inline(text=NOT_MEASURED)
     return nodes.inline(text=Status(status).symbol, classes=[status_class(status)])
 
 
@@ -397,7 +404,9 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.containe
         for release, status in zip([*shown, this], statuses, strict=True):
             symbol = _symbol(status)
             if status == Status.DRIFTED and release in built:  # the page as that release ran it
-                uri = f"jax-{release}/{data['section']}.html#{data['label']}"  # from the root
+                uri = (
+                    f"{release_folder(release)}/{data['section']}.html#{data['label']}"  # from root
+                )
                 symbol = nodes.reference("", "", symbol, refuri=uri, reftitle=f"JAX {release}")
             cells.append([nodes.paragraph("", "", symbol)])
         for run in runs:  # the claim as it is now, judged on what that backend recorded
@@ -420,7 +429,7 @@ def _checks(app, docname: str, home: dict) -> list[nodes.Node]:
     check's code."""
     found = []
     for data in _in_reading_order(app.env, home):
-        section = nodes.section(ids=[f"check-{data['id']}"])
+        section = nodes.section(ids=[check_anchor(data)])
         section += nodes.title(text=f"{_section_number(app.env, data['section'])}: {data['id']}")
         said = nodes.paragraph()
         said += _link(app, docname, data, "The book says")
@@ -463,8 +472,8 @@ def fill_pages(app, doctree, docname) -> None:
                 text=f"Recorded {recorded}. {LEGEND}{linked} A column after this build's is a run "
                 f"recorded on another backend, judged by each claim as it is now: "
                 f"{Status.HOLDS.symbol} the backend did what the claim expects of it there; "
-                f"{Status.CANNOT_CHECK.symbol} a fact of the CPU; · not recorded there, or with "
-                "an earlier form of the check."
+                f"{Status.CANNOT_CHECK.symbol} a fact of the CPU; {NOT_MEASURED} not recorded "
+                "there, or with an earlier form of the check."
             )
             node.replace_self([legend, _matrix_table(app, docname, matrix, home)])
 
