@@ -477,10 +477,10 @@ LAYER = sorted((DOCS / "_ext" / "book").glob("*.py"))
 
 
 def _assigned(tree: ast.Module) -> list[ast.expr]:
-    """Every target an assignment of the module writes."""
+    """Every target an assignment or a `del` of the module writes."""
     targets = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
+        if isinstance(node, ast.Assign | ast.Delete):
             targets += node.targets
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
             targets.append(node.target)
@@ -496,8 +496,9 @@ def _root(node: ast.expr) -> str:
 def test_the_layer_keeps_its_state_in_its_own_objects_not_on_sphinxs():
     """Per-page data lives in the `book` domain's pages; what one build needs, in objects a
     module's setup makes (the collector, the problem log, book.links.WrittenPages). Nothing
-    is set as an attribute of `app` or `env`, nor as a key of a domain's data, nor in the
-    build's environment variables (a page kernel's come from book.kernels.KERNEL_ENV)."""
+    is set as an attribute of `app` or `env`, nor as a key of a domain's data, nor set or
+    deleted in the build's environment variables (a page kernel's come from
+    book.kernels.KERNEL_ENV)."""
     found = [
         f"{path.name}:{target.lineno}"
         for path in LAYER
@@ -553,21 +554,23 @@ def test_the_roofs_are_measured_once_and_again_only_when_their_method_changes(
     from types import SimpleNamespace
 
     from book import roofs
+    from chapter2.fresh import jax_settings
 
     measured = []
 
-    def probe(name, env=None):
-        measured.append((name, env))
+    def probe(name, env=None, base=None):
+        measured.append((name, env, jax_settings(base)))
         return f'{{"peak": {len(measured)}}}'
 
     monkeypatch.setattr(roofs, "run_probe", probe)
+    monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=4")  # the shell's
     app = SimpleNamespace(config=SimpleNamespace(book_roofs=str(tmp_path / "b" / "roofs.json")))
     method = tmp_path / "roofline.py"
     method.write_text("")
     assert roofs.measured(app, {method}) == '{"peak": 1}'
     os.utime(method)  # touched, or checked out again: the same code
     assert roofs.measured(app, {method}) == '{"peak": 1}'
-    assert measured == [("roofs", {"JAX_PLATFORMS": "cpu"})]
+    assert measured == [("roofs", {"JAX_PLATFORMS": "cpu"}, [])]  # on JAX's defaults
     method.write_text("# changed")
     assert roofs.measured(app, {method}) == '{"peak": 2}'
 

@@ -72,6 +72,17 @@ def test_a_probe_runs_on_the_platform_its_caller_pinned(probes, monkeypatch):
     assert fresh.run_probe("platforms").strip() == "unset"
 
 
+def test_a_probe_starts_from_the_environment_it_is_given(probes, monkeypatch):
+    """The build's roofs probe starts from JAX's defaults (book.roofs): `base` stands in for
+    this process's environment, which stays as it is."""
+    monkeypatch.setenv("JAX_ENABLE_X64", "1")
+    probes("x64", "import os\nprint(os.environ.get('JAX_ENABLE_X64', 'unset'))\n")
+    assert fresh.run_probe("x64").strip() == "1"
+    defaults = fresh.without_jax_settings(os.environ)
+    assert fresh.run_probe("x64", base=defaults).strip() == "unset"
+    assert os.environ["JAX_ENABLE_X64"] == "1"
+
+
 def test_run_py_runs_a_snippet_in_a_fresh_interpreter_with_its_env():
     out = fresh.run_py(
         """

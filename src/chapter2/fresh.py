@@ -49,14 +49,20 @@ def pinned_platform() -> dict[str, str]:
     return {"JAX_PLATFORMS": device if isinstance(device, str) else device.platform}
 
 
-def _run(command: list[str], label: str, env: dict[str, str] | None, timeout: float) -> str:
-    """Run `command` with extra `env`, on the platform its caller pinned; its stdout, or
-    ProbeFailed naming `label`, with its stderr."""
+def _run(
+    command: list[str],
+    label: str,
+    env: dict[str, str] | None,
+    timeout: float,
+    base: Mapping[str, str] | None = None,
+) -> str:
+    """Run `command` with `base` (this process's environment if None) and extra `env`, on the
+    platform its caller pinned; its stdout, or ProbeFailed naming `label`, with its stderr."""
     proc = subprocess.run(
         command,
         capture_output=True,
         text=True,
-        env={**os.environ, **pinned_platform(), **(env or {})},
+        env={**(os.environ if base is None else base), **pinned_platform(), **(env or {})},
         timeout=timeout,
         check=False,
     )
@@ -76,12 +82,17 @@ def run_py(source: str, *args: str, env: dict[str, str] | None = None, timeout: 
 
 
 def run_probe(
-    name: str, *args: str, env: dict[str, str] | None = None, timeout: float = 300
+    name: str,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+    base: Mapping[str, str] | None = None,
 ) -> str:
-    """Run `python -m chapter2.probes.<name> args` with extra `env`; return its stdout. It
-    runs on the platform of the default device its caller pinned, if any."""
+    """Run `python -m chapter2.probes.<name> args` with extra `env`, in `base` (this process's
+    environment if None); return its stdout. It runs on the platform of the default device its
+    caller pinned, if any."""
     module = f"{PACKAGE}.{name}"
     if importlib.util.find_spec(module) is None:
         msg = f"no probe called {name!r} in {PACKAGE}"
         raise ModuleNotFoundError(msg)
-    return _run([sys.executable, "-m", module, *args], module, env, timeout)
+    return _run([sys.executable, "-m", module, *args], module, env, timeout, base)

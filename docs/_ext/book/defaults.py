@@ -1,6 +1,7 @@
-"""The book states what JAX does by default, whatever the shell that builds it sets: before
-any page kernel or probe starts (they inherit this process's environment), the build drops
-the variables that configure JAX or XLA (`chapter2.fresh.jax_settings`) and says which."""
+"""The book states what JAX does by default, whatever the shell that builds it sets: the
+processes that run JAX for a page (its kernel, book.kernels; the roofs' probe, book.roofs)
+start without the variables that configure JAX or XLA (`chapter2.fresh.jax_settings`), and
+the build says which it left out."""
 
 import os
 
@@ -12,11 +13,9 @@ from chapter2.fresh import jax_settings
 logger = logging.getLogger(__name__)
 
 
-def drop_jax_settings(app, config) -> None:
-    """`config-inited`: the build's processes start from JAX's defaults."""
+def say_what_pages_run_without(app, config) -> None:
+    """`config-inited`: name the shell's JAX settings that no page sees."""
     dropped = jax_settings(os.environ)
-    for name in dropped:
-        del os.environ[name]
     if dropped:
         logger.info(
             "The book states JAX's defaults: its pages run without %s, set in this shell.",
@@ -25,5 +24,5 @@ def drop_jax_settings(app, config) -> None:
 
 
 def setup(app):
-    app.connect("config-inited", drop_jax_settings)
+    app.connect("config-inited", say_what_pages_run_without)
     return SERIAL

@@ -2,8 +2,9 @@
 ipykernel never warns "Kernel is running over TCP without encryption" (myst-nb passes the
 kernel manager no options). The socket path is absolute and short (Unix limits it). Each
 kernel starts with the IPython extension that names the drifted claim behind a failing cell
-(chapter2.claims.attribution), with KERNEL_ENV in its environment (its page, the build's
-roofs: the build's own environment is left as it is), and is ended soon after its last cell
+(chapter2.claims.attribution), in the build's environment without the variables that
+configure JAX or XLA and with KERNEL_ENV (its page, the build's roofs: the build's own
+environment is left as it is), and is ended soon after its last cell
 (SHUTDOWN_SECONDS). It is jupyter_client's default provisioner in the build's process, set on
 the provisioner factory's configurable `default_provisioner_name`."""
 
@@ -15,6 +16,7 @@ from jupyter_client.provisioning import KernelProvisionerFactory, LocalProvision
 
 from book import SERIAL
 from chapter2.claims.attribution import PAGE_VARIABLE
+from chapter2.fresh import without_jax_settings
 
 ATTRIBUTION = "chapter2.claims.attribution"
 PROVISIONER = "book-ipc"  # its name as docs/_ext/pyproject.toml's entry point gives it
@@ -35,11 +37,10 @@ class IPCProvisioner(LocalProvisioner):
         self.parent.transport = "ipc"
         self.parent.ip = str(Path(self._folder) / "s")
         launch = await super().pre_launch(**kwargs)
-        return launch | {"cmd": [*launch["cmd"], f"--ext={ATTRIBUTION}"]}
-
-    def _finalize_env(self, env: dict[str, str]) -> None:
-        super()._finalize_env(env)
-        env.update(KERNEL_ENV)
+        return launch | {
+            "cmd": [*launch["cmd"], f"--ext={ATTRIBUTION}"],
+            "env": without_jax_settings(launch["env"]) | KERNEL_ENV,  # book.defaults
+        }
 
     def get_shutdown_wait_time(self, recommended: float = 5.0) -> float:
         return SHUTDOWN_SECONDS

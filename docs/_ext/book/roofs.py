@@ -5,11 +5,12 @@ key (book.dependencies), so no page shows roofs of another run than its own timi
 whose roofs file is gone reads those pages again, and they measure anew."""
 
 import hashlib
+import os
 from pathlib import Path
 
 from book import SERIAL
 from book.kernels import KERNEL_ENV
-from chapter2.fresh import run_probe
+from chapter2.fresh import run_probe, without_jax_settings
 from chapter2.roofline import ROOFS_VARIABLE
 
 ENGINE_MODULE = Path("chapter2") / "roofline.py"
@@ -36,7 +37,10 @@ def measured(app, method: set[Path]) -> str:
     digest = hashlib.sha256(b"".join(f.read_bytes() for f in sorted(method))).hexdigest()
     if not path.is_file() or not stamp.is_file() or stamp.read_text() != digest:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(run_probe("roofs", env={"JAX_PLATFORMS": "cpu"}))  # the book's device
+        measured = run_probe(  # on the book's device, with JAX's defaults (book.defaults)
+            "roofs", env={"JAX_PLATFORMS": "cpu"}, base=without_jax_settings(os.environ)
+        )
+        path.write_text(measured)
         stamp.write_text(digest)
     return path.read_text()
 
