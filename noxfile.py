@@ -109,7 +109,7 @@ def docs(session: nox.Session) -> None:
         shutil.rmtree(wheels, ignore_errors=True)
         session.run("uv", "build", "-q", "--wheel", "--out-dir", str(wheels), ".", external=True)
     try:
-        session.run(*BOOK_BUILD, *session.posargs, env={"BOOK_BUILD_DIR": str(BUILD)})
+        session.run(*BOOK_BUILD, *session.posargs)
     except nox.command.CommandFailed:
         session.error("the book did not build cleanly: the problems are listed above")
     session.log(f"Open {BUILD / 'html' / 'index.html'} in a browser.")
@@ -143,8 +143,7 @@ def drift(session: nox.Session) -> None:
     _install(session, "docs", *_jax(session.posargs[0]))
     claims = _claims(session)
     build = BUILD / f"drift-{claims.stem.removeprefix('jax-')}"
-    env = {"BOOK_BUILD_DIR": str(build), "BOOK_DRIFT_CLAIMS": str(claims)}
-    env["BOOK_DRIFT_BASELINE"] = str(baseline)
+    env = {"BOOK_DRIFT_CLAIMS": str(claims), "BOOK_DRIFT_BASELINE": str(baseline)}
     session.run(*BOOK_BUILD[:4], str(build / "html"), env=env, success_codes=[0, 1])
     session.run("python", "-m", "book.drift", str(build / "report.json"))  # 1: it drifted
 
@@ -232,7 +231,7 @@ def standin_gpu(session: nox.Session) -> None:
     startup = build / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "tools" / "stand_in_gpu.py", startup / "00-stand-in-gpu.py")
-    env = {"BOOK_BUILD_DIR": str(build), "IPYTHONDIR": str(build / "ipython")}
+    env = {"IPYTHONDIR": str(build / "ipython")}
     env["JAX_PLATFORMS"] = "cpu"  # as tests/test_pages_as_scripts.py runs each page
     session.run(*BOOK_BUILD[:4], str(build / "html"), env=env)
 
@@ -245,6 +244,6 @@ def toolchain(session: nox.Session) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     versions = session.run("uv", "pip", "freeze", "-p", "python", silent=True, external=True)
     (folder / "versions.txt").write_text(versions)
-    env = {"BOOK_BUILD_DIR": str(folder)}
-    session.run(*BOOK_BUILD[:4], str(folder / "html"), env=env, success_codes=[0, 1])
+    session.run(*BOOK_BUILD[:4], str(folder / "html"), success_codes=[0, 1])
+    env = {"BOOK_BUILD_DIR": str(folder)}  # where the tests find the book (tests/conftest.py)
     session.run(*PYTEST, f"--junitxml={folder / 'pytest.xml'}", env=env)

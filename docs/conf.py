@@ -5,8 +5,6 @@ import json
 import os
 from pathlib import Path
 
-from book.cache import cache_folder  # the book's Sphinx layer, installed with the project
-
 from chapter2.releases import baseline_jax
 
 DOCS = Path(__file__).resolve().parent
@@ -32,16 +30,14 @@ book_chapter = 2  # pages are numbered 2.1, 2.2, ... from their place in the toc
 book_claims_matrix = str(ROOT / "data" / "matrix" / "matrix.json")  # kept by nox -s record
 book_backends = str(ROOT / "data" / "backends")  # runs recorded on other backends (a GPU)
 
-# Execution: every page runs in its own kernel; results are cached by code content. The cache
-# folder is named after Python and JAX (change them and every page runs again); the engine
-# files a page uses are folded into that page's own key (book.dependencies), so an engine
-# change re-executes only the pages that import it. BOOK_BUILD_DIR moves the build and its
-# cache (nox -s drift builds elsewhere and never touches this cache).
-BUILD = Path(os.environ.get("BOOK_BUILD_DIR", DOCS / "_build")).resolve()
+# Execution: every page runs in its own kernel; results are cached by code content, in the
+# build folder beside the HTML (book.cache: a build sent elsewhere, as nox -s drift sends
+# its own, never touches this one's cache). The cache folder is named after Python and JAX
+# (change them and every page runs again); the engine files a page uses are folded into that
+# page's own key (book.dependencies), so an engine change re-executes only the pages that
+# import it.
 book_engine_src = str(ROOT / "src")
-book_roofs = str(BUILD / "roofs.json")  # this machine's roofs, measured once (book.roofs)
 nb_execution_mode = "cache"
-nb_execution_cache_path = str(cache_folder(BUILD / ".jupyter_cache"))
 nb_execution_timeout = 300  # seconds per cell: a hung cell fails instead of hanging the build
 nb_execution_allow_errors = True  # every cell runs; book.failures names each failing one
 nb_render_error_lexer = "myst-ansi"  # an error shows as IPython coloured it, whatever its text

@@ -23,7 +23,7 @@ kernelspec:
 ---
 """
 
-# The throwaway books build into their own docs/_build, wherever the book's build was sent;
+# A throwaway book's own tests find its build in its docs/_build, not where this book's went;
 # CI=true makes Sphinx draw progress on one line with carriage returns: ask for lines.
 OUTER_ENV = {k: v for k, v in os.environ.items() if k != "BOOK_BUILD_DIR"} | {"NO_COLOR": "1"}
 
@@ -51,10 +51,13 @@ def make_book(tmp_path: Path, pages: dict[str, list[str]], code_links: bool = Fa
     return docs
 
 
-def build(docs: Path, *extra: str, **env: str) -> subprocess.CompletedProcess:
-    """The book's own build command (`python -m book.build`, as nox runs it) on `docs`."""
+def build(
+    docs: Path, *extra: str, html: Path | None = None, **env: str
+) -> subprocess.CompletedProcess:
+    """The book's own build command (`python -m book.build`, as nox runs it) on `docs`, into
+    `html` (by default docs/_build/html)."""
     return subprocess.run(
-        book_build.command(docs, docs / "_build" / "html", *extra),
+        book_build.command(docs, html or docs / "_build" / "html", *extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,  # one stream, in the order a reader sees it
         text=True,

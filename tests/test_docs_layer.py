@@ -526,7 +526,7 @@ def test_each_module_of_the_layer_connects_its_own_handlers_in_its_setup():
     from book import MODULES
 
     assert set(MODULES) <= registered["setup"]
-    assert registered["setup"] - set(MODULES) == {"__init__", "defaults", "roofs"}
+    assert registered["setup"] - set(MODULES) == {"__init__", "defaults", "cache", "roofs"}
 
 
 def test_no_regular_expression_reads_which_claims_code_names_or_a_page_shows():
@@ -554,6 +554,7 @@ def test_the_roofs_are_measured_once_and_again_only_when_their_method_changes(
     from types import SimpleNamespace
 
     from book import roofs
+
     from chapter2.fresh import jax_settings
 
     measured = []
@@ -564,7 +565,7 @@ def test_the_roofs_are_measured_once_and_again_only_when_their_method_changes(
 
     monkeypatch.setattr(roofs, "run_probe", probe)
     monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=4")  # the shell's
-    app = SimpleNamespace(config=SimpleNamespace(book_roofs=str(tmp_path / "b" / "roofs.json")))
+    app = SimpleNamespace(outdir=str(tmp_path / "b" / "html"))  # the roofs go in b/
     method = tmp_path / "roofline.py"
     method.write_text("")
     assert roofs.measured(app, {method}) == '{"peak": 1}'
@@ -580,7 +581,7 @@ def test_pages_that_place_programs_are_read_again_when_the_roofs_are_gone(tmp_pa
 
     from book import roofs
 
-    app = SimpleNamespace(config=SimpleNamespace(book_roofs=str(tmp_path / "roofs.json")))
+    app = SimpleNamespace(outdir=str(tmp_path / "html"))
     env = SimpleNamespace(
         found_docs={"placing", "other"},
         dependencies={

@@ -7,6 +7,14 @@ from pathlib import Path
 # What each module's setup declares: the book builds with -j 1 (one page at a time, so no
 # timing shares the machine), and its handlers are written for that.
 SERIAL = {"parallel_read_safe": False, "parallel_write_safe": False}
+
+
+def build_folder(app) -> Path:
+    """Where a build keeps what it learned, beside its HTML folder (book.build puts the
+    doctrees there too): the execution cache, the record, the roofs, the notebooks."""
+    return Path(app.outdir).parent
+
+
 # The modules with a setup of their own, in the order they connect their handlers.
 MODULES = (
     "numbering",
@@ -34,7 +42,7 @@ def layer_hash(package: Path = Path(__file__).parent) -> str:
 
 def setup(app):
     """Each module sets itself up; the order is the order their handlers of an event run in."""
-    for module in ("defaults", "roofs", *MODULES):
+    for module in ("defaults", "cache", "roofs", *MODULES):
         app.setup_extension(f"book.{module}")
     app.add_config_value("book_layer_hash", layer_hash(), "env", types=[str])
     app.add_css_file("book.css")

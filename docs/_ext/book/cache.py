@@ -12,6 +12,8 @@ from pathlib import Path
 from jupyter_cache import get_cache
 from jupyter_cache.cache.main import JupyterCacheBase
 
+from book import SERIAL, build_folder
+
 
 @contextlib.contextmanager
 def opened(folder: Path | str) -> Iterator[JupyterCacheBase]:
@@ -32,3 +34,13 @@ def cache_folder(caches: Path) -> Path:
         if stale != current:
             shutil.rmtree(stale, ignore_errors=True)
     return current
+
+
+def cache_in_the_build(app, config) -> None:
+    """`config-inited`: myst-nb's execution cache in the build folder (book.build_folder)."""
+    config.nb_execution_cache_path = str(cache_folder(build_folder(app) / ".jupyter_cache"))
+
+
+def setup(app):
+    app.connect("config-inited", cache_in_the_build)
+    return SERIAL

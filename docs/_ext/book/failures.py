@@ -9,7 +9,7 @@ when the build ends, so that it runs again.
 import contextlib
 from pathlib import Path
 
-from book import SERIAL
+from book import SERIAL, build_folder
 from book.cache import opened
 from book.notebooks import executed_notebook
 from book.record import (
@@ -77,7 +77,7 @@ def forget_failed_pages(app, exception) -> None:
     """`build-finished`: a page with a failing cell leaves the cache: the next build runs it."""
     data = book_data(app.env)
     pages = [name for name, page in data.pages.items() if page["failing_cells"]]
-    path, build = app.config.nb_execution_cache_path, Path(app.outdir).parent
+    path, build = app.config.nb_execution_cache_path, build_folder(app)
     for page in sorted(pages):
         notebook = executed_notebook(build, path, page)
         with opened(path) as cache, contextlib.suppress(KeyError):

@@ -13,7 +13,7 @@ import nbformat
 from docutils import nodes
 from sphinx.util import logging
 
-from book import SERIAL
+from book import SERIAL, build_folder
 from book.cache import opened
 from chapter2.claims.registry import VERDICT_MIME
 
@@ -104,7 +104,7 @@ def uncached(app, env, added, changed, removed) -> list[str]:
     stale = []
     with opened(app.config.nb_execution_cache_path) as cache:
         for docname in sorted(env.found_docs - added - changed - removed):
-            written = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
+            written = build_folder(app) / "jupyter_execute" / f"{docname}.ipynb"
             if not written.exists():
                 continue
             try:
@@ -207,7 +207,7 @@ def reader_notebook(builder, doctree, executed, site: str, pagename: str, wheel=
 def offer_notebook(app, pagename, templatename, context, doctree) -> None:
     """`html-page-context` (before the theme's buttons): keep the executed notebook beside the
     pages, and publish the reader's."""
-    build = Path(app.outdir).parent
+    build = build_folder(app)
     executed = executed_notebook(build, app.config.nb_execution_cache_path, pagename)
     if executed is None or doctree is None:
         return

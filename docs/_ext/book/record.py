@@ -21,7 +21,7 @@ from sphinx.environment.collectors import EnvironmentCollector
 from sphinx.util import logging
 from sphinx.util.nodes import get_node_line, get_node_source
 
-from book import SERIAL
+from book import SERIAL, build_folder
 from book.notebooks import executed_notebook
 from book.outputs import shown_verdicts
 from chapter2.claims import load_errors
@@ -93,7 +93,7 @@ class BookCollector(EnvironmentCollector):
         for node in doctree.findall(lambda n: isinstance(n, nodes.Element)):
             if VERDICT_ATTRIBUTE in node:
                 page["verdicts"][node[VERDICT_ATTRIBUTE]["id"]] = node[VERDICT_ATTRIBUTE]
-        build = Path(app.outdir).parent
+        build = build_folder(app)
         notebook = executed_notebook(build, app.config.nb_execution_cache_path, env.docname)
         if notebook is None:
             return
@@ -116,7 +116,7 @@ class BookCollector(EnvironmentCollector):
 
     def get_outdated_docs(self, app, env, added, changed, removed) -> list[str]:
         """The pages the last record names, with a failing cell or a problem: read again."""
-        record = read_record(Path(app.outdir).parent)
+        record = read_record(build_folder(app))
         named = {f["page"] for f in failing_cells(record)}
         named |= {p.get("page") for p in record.get("problems", [])}
         return sorted(named & env.found_docs)
@@ -228,7 +228,7 @@ class ProblemLog(logging.WarningStreamHandler):
         """`build-finished`: the record, beside the HTML (failures.py evicts failed pages)."""
         stdlib_logging.getLogger(logging.NAMESPACE).removeHandler(self)
         record = build_record(app.env, self.problems)
-        (Path(app.outdir).parent / RECORD).write_text(json.dumps(record, indent=2) + "\n")
+        (build_folder(app) / RECORD).write_text(json.dumps(record, indent=2) + "\n")
 
 
 def build_record(env, problems: list[dict]) -> dict:

@@ -8,7 +8,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from book import SERIAL
+from book import SERIAL, build_folder
 from book.kernels import KERNEL_ENV
 from chapter2.fresh import run_probe, without_jax_settings
 from chapter2.roofline import ROOFS_VARIABLE
@@ -17,7 +17,7 @@ ENGINE_MODULE = Path("chapter2") / "roofline.py"
 
 
 def roofs_file(app) -> Path:
-    return Path(app.config.book_roofs)
+    return build_folder(app) / "roofs.json"
 
 
 def places_programs(files: set[Path]) -> bool:
@@ -62,7 +62,6 @@ def measure_again(app, env, added, changed, removed) -> list[str]:
 
 
 def setup(app):
-    app.add_config_value("book_roofs", "", "", types=[str])
     app.connect("builder-inited", share_with_kernels)
     app.connect("env-get-outdated", measure_again)
     return SERIAL

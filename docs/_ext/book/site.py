@@ -18,7 +18,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
-from book import SERIAL
+from book import SERIAL, build_folder
 from book.drift import build_report, cause_pieces, summary, to_markdown
 from book.markdown import Inline
 from book.notebooks import executed_notebook
@@ -60,9 +60,9 @@ def book_commit(root: Path) -> str:
     return head + ("+" if head and git("status", "--porcelain", "--untracked-files=no") else "")
 
 
-def drift_report(env) -> dict:
-    """This drift build's report, from what its pages recorded."""
-    config, build = env.config, Path(env.doctreedir).parent  # book.build puts doctrees there
+def drift_report(env, build: Path) -> dict:
+    """This drift build's report, from what its pages recorded in the build folder `build`."""
+    config = env.config
     record = build_record(env, [])
     cache = config.nb_execution_cache_path
     notebooks = {page: executed_notebook(build, cache, page) for page in sorted(env.found_docs)}
@@ -90,7 +90,7 @@ class ThisBuildsReport:
     def make(self, app, env) -> None:
         """`env-updated`: the report, from what the pages recorded."""
         if app.config.book_drift_claims:
-            self.report = drift_report(env)
+            self.report = drift_report(env, build_folder(app))
 
     def fill(self, app, doctree, docname) -> None:
         """`doctree-resolved`: the report on its page."""
@@ -103,7 +103,7 @@ class ThisBuildsReport:
         """`build-finished`: the report beside the HTML folder; its Markdown also in the HTML,
         where its page links it."""
         if exception is None and app.config.book_drift_claims:
-            build = Path(app.outdir).parent
+            build = build_folder(app)
             (build / "report.json").write_text(json.dumps(self.report, indent=2) + "\n")
             (build / REPORT_FILE).write_text(to_markdown(self.report))
             shutil.copy(build / REPORT_FILE, Path(app.outdir) / REPORT_FILE)
