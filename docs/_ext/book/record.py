@@ -60,10 +60,6 @@ class BookDomain(Domain):
     def clear_doc(self, docname: str) -> None:
         self.pages.pop(docname, None)
 
-    def merge_domaindata(self, docnames: list[str], otherdata: dict) -> None:
-        for docname in docnames:
-            self.pages[docname] = otherdata["pages"][docname]
-
 
 def book_data(env) -> BookDomain:
     return env.get_domain("book")
@@ -78,10 +74,7 @@ class BookCollector(EnvironmentCollector):
         self.read_a_page = False
 
     def clear_doc(self, app, env, docname: str) -> None:
-        """The domain clears its own data."""
-
-    def merge_other(self, app, env, docnames, other) -> None:
-        """The domain merges its own data."""
+        """The domain clears its own data. (No merge: the layer reads pages one at a time.)"""
 
     def process_doc(self, app, doctree: nodes.document) -> None:
         """The page's statements and verdicts (from the nodes the renderer made) and, from its
