@@ -17,6 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from book.dependencies import claims_verified
 from record_backend import ROOT, notebook_pages, page_script, run_script
 
 from chapter2.claims import claims
@@ -54,7 +55,7 @@ def problems_of(page: Path, folder: Path) -> list[str]:
     about_the_cpu = PIN_CPU in text
     verdicts = json.loads(seen.read_text()) if seen.exists() else []
     found = []
-    if bool(verdicts) != ("verify" in text):
+    if bool(verdicts) != bool(claims_verified(ROOT / "src", text)):
         found.append(f"{page.name}: its checks ran {len(verdicts)} times")
     for claim_id, platform, status in verdicts:
         if platform != ("cpu" if about_the_cpu else "gpu"):
