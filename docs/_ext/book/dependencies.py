@@ -8,7 +8,7 @@ import hashlib
 import os
 from pathlib import Path
 
-import jupytext
+from myst_nb.core.read import read_myst_markdown_notebook
 
 from book import SERIAL, roofs
 from chapter2.claims.registry import module_code
@@ -81,8 +81,9 @@ def closure(src: Path, modules: set[str]) -> set[Path]:
 
 @functools.cache
 def code_cells(page_text: str) -> tuple[str, ...]:
-    """The Python of a page's code cells, options taken off (jupytext's MyST reader)."""
-    notebook = jupytext.reads(page_text, fmt="md:myst")
+    """The Python of a page's code cells, options taken off, as myst-nb reads the page for
+    execution (so that no cell it runs is missing from the page's key)."""
+    notebook = read_myst_markdown_notebook(page_text)
     return tuple(cell.source for cell in notebook.cells if cell.cell_type == "code")
 
 

@@ -420,7 +420,7 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.containe
 
 
 def _in_reading_order(env, home: dict) -> list[dict]:
-    numbers = {page: env.toc_secnumbers.get(page, {}).get("", ()) for page in env.all_docs}
+    numbers = {page: env.toc_secnumbers.get(page, {}).get("", ()) for page in env.found_docs}
     return sorted(home.values(), key=lambda d: numbers.get(d["section"]) or (999,))
 
 
