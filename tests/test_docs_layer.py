@@ -513,6 +513,24 @@ def test_the_layer_keeps_its_state_in_its_own_objects_not_on_sphinxs():
     assert found == []
 
 
+def test_a_build_puts_the_kernel_provisioner_back_and_leaves_no_page_variables():
+    """A second build in the same process starts from jupyter_client's own default
+    provisioner, and from no page's or roofs' variables."""
+    from book import kernels
+    from jupyter_client.provisioning import KernelProvisionerFactory
+
+    factory = KernelProvisionerFactory.instance()
+    before = factory.default_provisioner_name
+    page_kernels = kernels.PageKernels()
+    page_kernels.use(None)
+    assert factory.default_provisioner_name == kernels.PROVISIONER
+    kernels.name_the_page(None, "page", [""])
+    assert kernels.KERNEL_ENV != {}
+    page_kernels.put_back(None, None)
+    assert factory.default_provisioner_name == before != kernels.PROVISIONER
+    assert kernels.KERNEL_ENV == {}
+
+
 def test_each_module_of_the_layer_connects_its_own_handlers_in_its_setup():
     registered = {}
     for path in LAYER:

@@ -6,7 +6,9 @@ kernel starts with the IPython extension that names the drifted claim behind a f
 configure JAX or XLA and with KERNEL_ENV (its page, the build's roofs: the build's own
 environment is left as it is), and is ended soon after its last cell
 (SHUTDOWN_SECONDS). It is jupyter_client's default provisioner in the build's process, set on
-the provisioner factory's configurable `default_provisioner_name`."""
+the provisioner factory's configurable `default_provisioner_name` while the build lasts;
+when it ends, the factory's default is put back and KERNEL_ENV emptied, so that a second
+build in the same process starts from neither."""
 
 import shutil
 import tempfile
@@ -56,12 +58,29 @@ def name_the_page(app, docname: str, source: list[str]) -> None:
     KERNEL_ENV[PAGE_VARIABLE] = docname
 
 
-def use_ipc_kernels(app) -> None:
-    """`builder-inited`: the pages' kernels, all started after it, use this provisioner."""
-    KernelProvisionerFactory.instance().default_provisioner_name = PROVISIONER
+class PageKernels:
+    """The provisioner of the pages' kernels, for one build."""
+
+    def __init__(self) -> None:
+        self.before = ""
+
+    def use(self, app) -> None:
+        """`builder-inited`: the pages' kernels, all started after it, use this provisioner."""
+        factory = KernelProvisionerFactory.instance()
+        self.before, factory.default_provisioner_name = (
+            factory.default_provisioner_name,
+            PROVISIONER,
+        )
+
+    def put_back(self, app, exception) -> None:
+        """`build-finished`: the factory's default as it was, and no page's variables left."""
+        KernelProvisionerFactory.instance().default_provisioner_name = self.before
+        KERNEL_ENV.clear()
 
 
 def setup(app):
-    app.connect("builder-inited", use_ipc_kernels)
+    kernels = PageKernels()
+    app.connect("builder-inited", kernels.use)
     app.connect("source-read", name_the_page)
+    app.connect("build-finished", kernels.put_back)
     return SERIAL
