@@ -67,10 +67,8 @@ class PageKernels:
     def use(self, app) -> None:
         """`builder-inited`: the pages' kernels, all started after it, use this provisioner."""
         factory = KernelProvisionerFactory.instance()
-        self.before, factory.default_provisioner_name = (
-            factory.default_provisioner_name,
-            PROVISIONER,
-        )
+        self.before = factory.default_provisioner_name
+        factory.default_provisioner_name = PROVISIONER
 
     def put_back(self, app, exception) -> None:
         """`build-finished`: the factory's default as it was, and no page's variables left."""

@@ -28,14 +28,12 @@ from chapter2.claims.registry import Status, counted
 from chapter2.releases import release_key
 
 REPORT_PAGE = "drift-report"
+REPORT_FILE = "report.md"  # the whole report, beside the HTML's root (a drift build)
 
 
 def release_folder(version: str) -> str:
     """The folder of the site that holds the book as JAX `version` built it."""
     return f"jax-{version}"
-
-
-REPORT_FILE = "report.md"  # the whole report, beside the HTML's root (a drift build)
 
 
 def _read_json(path: str) -> dict | None:
