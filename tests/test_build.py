@@ -1,5 +1,6 @@
 """The build's contract, proven on throwaway books that use the real docs/conf.py and docs layer."""
 
+import json
 import pickle
 import re
 import shutil
@@ -283,12 +284,28 @@ def test_a_failing_cell_does_not_stop_its_page(tmp_path):
     assert "after after" in (docs / "_build/html/page.html").read_text()
 
 
+# A throwaway book's conf.py, extended: how often each page was resolved, in resolved.json.
+RESOLVED_COUNTER = """
+import collections
+resolved = collections.Counter()
+
+
+def setup(app):
+    app.connect("doctree-resolved", lambda app, doctree, name: resolved.update([name]))
+    target = Path(app.outdir).parent / "resolved.json"
+    app.connect("build-finished", lambda app, error: target.write_text(json.dumps(resolved)))
+"""
+
+
 def test_a_page_whose_outputs_left_the_cache_is_executed_again(tmp_path):
     """With the cache folder gone and Sphinx's environment kept, the page is executed again:
     when its HTML is written again (here an HTML option changed, as the versioned site's
     switcher changes them), its published notebook keeps its outputs."""
     docs = make_book(tmp_path, {"page": ["print('from the kernel')"]})
+    (docs / "conf.py").write_text((docs / "conf.py").read_text() + RESOLVED_COUNTER)
     assert build(docs).returncode == 0
+    # each page resolved once: its notebook is made without resolving it again
+    assert json.loads((docs / "_build" / "resolved.json").read_text()) == {"index": 1, "page": 1}
     page = docs / "page.md"
     page.write_text(page.read_text() + "\nA prose edit: read again, outputs from the cache.\n")
     assert build(docs).returncode == 0

@@ -204,31 +204,41 @@ def reader_notebook(builder, doctree, executed, site: str, pagename: str, wheel=
     return notebook
 
 
-def offer_notebook(app, pagename, templatename, context, doctree) -> None:
-    """`html-page-context` (before the theme's buttons): keep the executed notebook beside the
-    pages, and publish the reader's."""
-    build = build_folder(app)
-    executed = executed_notebook(build, app.config.nb_execution_cache_path, pagename)
-    if executed is None or doctree is None:
-        return
-    kept = build / OUTPUTS / f"{pagename}.ipynb"
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(executed, kept)
-    # A fresh copy: writing the page added to its doctree (an admonition's title, for one).
-    # Resolving it again repeats the page's warnings, which the page has already given.
-    with logging.suppress_logging():
-        page = app.env.get_and_resolve_doctree(pagename, app.builder, tags=app.builder.tags)
-    page.settings = doctree.settings  # with the writer's settings, as the page was written
-    wheel = Path(app.outdir) / WHEELS / wheel_name()  # nox -s docs builds it first
-    site = app.config.html_baseurl
-    notebook = reader_notebook(app.builder, page, executed, site, pagename, wheel)
-    published = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
-    if notebook is None:
-        published.unlink(missing_ok=True)
-        return
-    published.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, published)
-    context["ipynb_source"] = f"{pagename}.ipynb"
+class ResolvedPages:
+    """Each page as resolved, before writing it added to it (an admonition's title, for one):
+    what the reader's notebook is made of. One page at a time (the book writes serially)."""
+
+    def __init__(self) -> None:
+        self.resolved: dict[str, nodes.document] = {}
+
+    def keep(self, app, doctree, docname) -> None:
+        """`doctree-resolved`, after every other handler: a copy of the page."""
+        if app.builder.format == "html":
+            self.resolved[docname] = doctree.deepcopy()
+
+    def offer_notebook(self, app, pagename, templatename, context, doctree) -> None:
+        """`html-page-context` (before the theme's buttons): keep the executed notebook beside
+        the pages, and publish the reader's."""
+        page = self.resolved.pop(pagename, None)
+        build = build_folder(app)
+        executed = executed_notebook(build, app.config.nb_execution_cache_path, pagename)
+        if executed is None or doctree is None or page is None:
+            return
+        kept = build / OUTPUTS / f"{pagename}.ipynb"
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(executed, kept)
+        app.builder.post_process_images(page)  # its images where the page's are
+        page.settings = doctree.settings  # with the writer's settings, as the page was written
+        wheel = Path(app.outdir) / WHEELS / wheel_name()  # nox -s docs builds it first
+        site = app.config.html_baseurl
+        notebook = reader_notebook(app.builder, page, executed, site, pagename, wheel)
+        published = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+        if notebook is None:
+            published.unlink(missing_ok=True)
+            return
+        published.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, published)
+        context["ipynb_source"] = f"{pagename}.ipynb"
 
 
 def reader_buttons(app, pagename, templatename, context, doctree) -> None:
@@ -267,6 +277,8 @@ def setup(app):
     app.add_config_value("book_notebooks_repository", "", "html", types=[str])
     app.add_role("book-wheel", wheel_role)
     app.connect("env-get-outdated", uncached)
-    app.connect("html-page-context", offer_notebook)  # before the theme's (501)
+    pages = ResolvedPages()
+    app.connect("doctree-resolved", pages.keep, priority=900)
+    app.connect("html-page-context", pages.offer_notebook)  # before the theme's (501)
     app.connect("html-page-context", reader_buttons, priority=600)
     return SERIAL
