@@ -63,6 +63,7 @@ def test_the_frozen_builds_differ_only_in_what_is_measured():
             "plugins/profile/<timestamp>/<host>.xplane.pb           100,998 bytes",
         ),
         ("<function f at 0x7f3a2c1d9e40>", "<function f at 0x7f11aa0b3c10>"),
+        ("a ran 2.0 × faster than b (30 runs each)", "a ran 2.1 × faster than b (13 runs each)"),
         (
             "Median milliseconds: fused 0.807, unfused 0.967.",
             "Median milliseconds: fused 1.85, unfused 1.80.",
