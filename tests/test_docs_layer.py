@@ -3,6 +3,8 @@
 import ast
 import json
 import re
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from book import cache, dependencies, failures, layer_hash, markdown, record, verdicts
@@ -149,6 +151,24 @@ def test_a_statement_is_the_paragraph_or_the_warning_under_its_label_as_read():
         "a": {"text": "The fusion page shows one fusion, two bytes.", "line": 4},
         "b": {"text": "Not this but that.", "line": 10},
     }
+
+
+def test_a_warnings_location_names_its_file_line_and_page_in_every_form_sphinx_gives(tmp_path):
+    docs = tmp_path / "docs"
+    env = SimpleNamespace(
+        doc2path=lambda name: docs / f"{name}.md",
+        path2doc=lambda path: Path(path).stem if Path(path).parent == docs else None,
+    )
+    log = record.ProblemLog(SimpleNamespace(env=env, srcdir=docs))
+    fusion = str(docs / "fusion.md")
+    for location, where in [
+        (f"{fusion}:12", ("docs/fusion.md", 12, "fusion")),  # docutils' report
+        (f"{fusion}:", ("docs/fusion.md", 0, "fusion")),  # docutils' report without a line
+        ("fusion", ("docs/fusion.md", 0, "fusion")),  # a page's name
+        (("fusion", 7), ("docs/fusion.md", 7, "fusion")),
+        ("<unknown>:3", ("", 3, None)),  # no file
+    ]:
+        assert log.where(SimpleNamespace(location=location)) == where, location
 
 
 def test_a_failing_cell_says_its_error_then_its_last_lines():

@@ -202,10 +202,13 @@ class ProblemLog(logging.WarningStreamHandler):
             path, line = (env.doc2path(location[0]) if location[0] else ""), location[1] or 0
         elif isinstance(location, nodes.Node):
             path, line = get_node_source(location) or "", get_node_line(location) or 0
-        elif isinstance(location, str):  # docutils' "path:line", or a page's name
-            found = re.fullmatch(r"(.*?)(?::(\d+))?", location)
+        elif isinstance(location, str):  # docutils' "path:line" or "path:", or a page's name
+            found = re.fullmatch(r"(.*?)(?::(\d*))?", location)
             path, line = found[1], int(found[2] or 0)
-            path = path if Path(path).is_absolute() else str(env.doc2path(path))
+            if path.startswith("<"):  # docutils' "<unknown>", "<string>": no file
+                path = ""
+            elif not Path(path).is_absolute():
+                path = str(env.doc2path(path))
         page = env.path2doc(str(path)) if path else None
         root = Path(self.app.srcdir).parent
         if path and Path(path).is_relative_to(root):
