@@ -4,7 +4,14 @@ import tomllib
 import jax
 from conftest import ROOT
 
-from chapter2.environment import cpu_model, cpus, environment, last_level_cache, xla_cores
+from chapter2.environment import (
+    bfloat16_flags,
+    cpu_model,
+    cpus,
+    environment,
+    last_level_cache,
+    xla_cores,
+)
 from chapter2.releases import baseline_jax, release_key
 
 
@@ -46,3 +53,16 @@ def test_the_last_level_cache_is_the_highest_level_sysfs_lists(tmp_path):
         (folder / "size").write_text(f"{size}\n")
     assert last_level_cache(tmp_path) == 32 * 2**20
     assert last_level_cache(tmp_path / "nothing-here") is None
+
+
+def test_bfloat16_flags_are_read_from_the_cpus_flags_or_not_at_all(tmp_path):
+    info = tmp_path / "cpuinfo"
+    info.write_text("model name\t: X\nflags\t\t: fpu avx2 avx512f avx512_bf16 amx_tile\n")
+    assert bfloat16_flags(info) == ["avx512_bf16"]
+    info.write_text("Features\t: fp asimd bf16 i8mm\n")  # an Arm CPU
+    assert bfloat16_flags(info) == ["bf16"]
+    info.write_text("flags\t\t: fpu avx2 avx512f\n")
+    assert bfloat16_flags(info) == []
+    info.write_text("model name\t: X\n")  # no flags line
+    assert bfloat16_flags(info) is None
+    assert bfloat16_flags(tmp_path / "absent") is None

@@ -19,6 +19,20 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+# The CPU flags of bfloat16 arithmetic as Linux names them: x86's AVX-512 and AMX, Arm's.
+BFLOAT16_FLAGS = ("avx512_bf16", "amx_bf16", "bf16")
+
+
+def bfloat16_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> list[str] | None:
+    """The bfloat16 instructions the CPU's flags list (Linux), or None where none are read."""
+    if not cpuinfo.exists():
+        return None
+    for line in cpuinfo.read_text().splitlines():
+        if line.startswith(("flags", "Features")):
+            return [flag for flag in line.split(":", 1)[1].split() if flag in BFLOAT16_FLAGS]
+    return None
+
+
 SYSFS_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
 
 
