@@ -8,29 +8,31 @@ from pathlib import Path
 import jax
 import jaxlib
 
+CPUINFO = Path("/proc/cpuinfo")
+
+
+def cpuinfo_field(names: tuple[str, ...], cpuinfo: Path = CPUINFO) -> str | None:
+    """The value of the first line of Linux's /proc/cpuinfo that starts with one of `names`."""
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith(names):
+                return line.split(":", 1)[1].strip()
+    return None
+
 
 def cpu_model() -> str:
     """The CPU's model name (from /proc/cpuinfo on Linux, else what platform reports)."""
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
+    return cpuinfo_field(("model name",)) or platform.processor() or "unknown"
 
 
 # The CPU flags of bfloat16 arithmetic as Linux names them: x86's AVX-512 and AMX, Arm's.
 BFLOAT16_FLAGS = ("avx512_bf16", "amx_bf16", "bf16")
 
 
-def bfloat16_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> list[str] | None:
+def bfloat16_flags(cpuinfo: Path = CPUINFO) -> list[str] | None:
     """The bfloat16 instructions the CPU's flags list (Linux), or None where none are read."""
-    if not cpuinfo.exists():
-        return None
-    for line in cpuinfo.read_text().splitlines():
-        if line.startswith(("flags", "Features")):
-            return [flag for flag in line.split(":", 1)[1].split() if flag in BFLOAT16_FLAGS]
-    return None
+    flags = cpuinfo_field(("flags", "Features"), cpuinfo)
+    return None if flags is None else [f for f in flags.split() if f in BFLOAT16_FLAGS]
 
 
 SYSFS_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
