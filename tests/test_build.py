@@ -197,7 +197,13 @@ def test_a_book_built_where_the_default_device_is_a_gpu_reports_cpu_facts_or_pin
     assert "not checked on GPU" not in about_the_cpu
 
 
+# A time zone west of UTC, in POSIX's form (no zone database needed): jupyter-cache keeps
+# when a page ran in UTC without the zone, and myst-nb reads that back as local time.
+WEST = {"TZ": "EST5"}
+
+
 def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
+    """Run west of UTC (WEST), where a page served from the cache once read as run now."""
     log = tmp_path / "executions.log"
     engine = tmp_path / "src" / "chapter2"
     engine.mkdir(parents=True)
@@ -222,7 +228,7 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     def rebuild() -> tuple[list[str], list[str]]:
         """The pages this build executed (in the order they ran) and the pages it wrote."""
         before = len(log.read_text().split()) if log.exists() else 0
-        result = build(docs, EXECUTION_LOG=str(log))
+        result = build(docs, EXECUTION_LOG=str(log), **WEST)
         assert result.returncode == 0, result.stdout
         written = re.findall(r"^writing output\.\.\. \[\s*\d+%\] (\S+)", result.stdout, re.M)
         executed = log.read_text().split()[before:] if log.exists() else []
@@ -253,7 +259,7 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     assert re.search(r'class="right-next"\s+href="extra.html"', after_laid)
     # a change to the Sphinx layer (its code hash) reads and writes every page, runs none
     executions = log.read_text()
-    result = build(docs, "-D", "book_layer_hash=changed", EXECUTION_LOG=str(log))
+    result = build(docs, "-D", "book_layer_hash=changed", EXECUTION_LOG=str(log), **WEST)
     assert result.returncode == 0, result.stdout
     assert log.read_text() == executions
     written = re.findall(r"^writing output\.\.\. \[\s*\d+%\] (\S+)", result.stdout, re.M)
@@ -261,7 +267,8 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     # a change that only the HTML depends on writes every page, and reads each first, so
     # that its code keeps its links into JAX's reference (book.links)
     same = ["-D", "book_layer_hash=changed"]  # as the build before: nothing else to read
-    result = build(docs, *same, "-D", "html_baseurl=https://example.org/", EXECUTION_LOG=str(log))
+    baseurl = ["-D", "html_baseurl=https://example.org/"]
+    result = build(docs, *same, *baseurl, EXECUTION_LOG=str(log), **WEST)
     assert result.returncode == 0, result.stdout
     assert re.findall(r"^reading sources\.\.\. \[\s*\d+%\] (\S+)", result.stdout, re.M)
     reference = 'href="https://docs.jax.dev/en/latest/jax.numpy.html#module-jax.numpy"'

@@ -22,6 +22,7 @@ from sphinx.util import logging
 from sphinx.util.nodes import get_node_line, get_node_source
 
 from book import SERIAL, build_folder
+from book.cache import opened
 from book.notebooks import executed_notebook
 from book.outputs import shown_verdicts
 from chapter2.claims import load_errors
@@ -227,17 +228,28 @@ class ProblemLog(logging.WarningStreamHandler):
         (build_folder(app) / RECORD).write_text(json.dumps(record, indent=2) + "\n")
 
 
+def cached_runs(env) -> dict[float, float]:
+    """When each cached notebook ran: as myst-nb reports it, keyed, and as it was. The cache
+    stores the time in UTC without its zone; myst-nb reads it back as local time."""
+    if not Path(env.config.nb_execution_cache_path).is_dir():
+        return {}
+    with opened(env.config.nb_execution_cache_path) as cache:
+        created = [record.created for record in cache.list_cache_records()]
+    return {when.timestamp(): when.replace(tzinfo=dt.UTC).timestamp() for when in created}
+
+
 def build_record(env, problems: list[dict]) -> dict:
     """What this build knows: versions, each page's facts and seconds, the problems."""
-    pages, root = {}, Path(env.srcdir).parent
+    pages, root, runs = {}, Path(env.srcdir).parent, cached_runs(env)
     for docname, page in sorted(book_data(env).pages.items()):
         executed = NbMetadataCollector.get_exec_data(env, docname) or {}
         path = str(Path(env.doc2path(docname)).relative_to(root))
+        ran = executed.get("mtime")  # when it ran, in this build or, cached, before
         pages[docname] = {
             "path": path,
             **page,
             "seconds": executed.get("runtime"),
-            "executed_at": executed.get("mtime"),  # when it ran, in this build or cached
+            "executed_at": runs.get(ran, ran),
         }
     return {
         "jax": importlib.metadata.version("jax"),
