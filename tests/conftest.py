@@ -53,3 +53,9 @@ def served():
         pytest.fail(f"no built book in {HTML}: run `nox -s docs` first")
     with serving(HTML) as url:
         yield url
+
+
+def pytest_collection_modifyitems(items):
+    """The modules of throwaway builds run first, each whole. A worker takes over only tests
+    not yet started: a long build left for last kept one core busy while the other idled."""
+    items.sort(key=lambda item: item.getparent(pytest.Module).get_closest_marker("slow") is None)
