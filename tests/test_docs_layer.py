@@ -567,13 +567,11 @@ def test_each_module_of_the_layer_connects_its_own_handlers_in_its_setup():
     assert registered["setup"] - set(MODULES) == {"__init__", "defaults", "cache", "roofs"}
 
 
-def test_no_regular_expression_reads_which_claims_code_names_or_a_page_shows():
-    """Claim ids come from the verdicts a notebook holds (book.outputs.shown_verdicts) or from
-    parsed code (book.dependencies.registered), never from a pattern over text."""
-    layer = [*(DOCS / "_ext" / "book").glob("*.py"), *(ROOT / "tools").glob("*.py")]
-    patterns = [
+def patterns(paths) -> list[str]:
+    """The regular expressions the files at `paths` write out for `re`."""
+    return [
         node.args[0].value
-        for path in layer
+        for path in paths
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.Call)
         and getattr(node.func, "value", None) is not None
@@ -581,8 +579,18 @@ def test_no_regular_expression_reads_which_claims_code_names_or_a_page_shows():
         and node.args
         and isinstance(node.args[0], ast.Constant)
     ]
-    assert len(patterns) > 5  # the walk finds the layer's patterns
-    assert [p for p in patterns if re.search(r"claim|verify|\[a-z0-9\]\+\(\?:-", p)] == []
+
+
+def test_no_regular_expression_reads_which_claims_code_names_or_a_page_shows():
+    """Claim ids come from the verdicts a notebook holds (book.outputs.shown_verdicts) or from
+    parsed code (book.dependencies.registered), never from a pattern over text; a test looks
+    a claim's mark up by its id, never reads ids out of a page."""
+    layer = patterns([*(DOCS / "_ext" / "book").glob("*.py"), *(ROOT / "tools").glob("*.py")])
+    assert len(layer) > 5  # the walk finds the layer's patterns
+    assert [p for p in layer if re.search(r"claim|verify|\[a-z0-9\]\+\(\?:-", p)] == []
+    tests = patterns((ROOT / "tests").glob("*.py"))
+    assert any("claim-" in p for p in tests)  # the walk finds the tests' patterns on marks
+    assert [p for p in tests if re.search(r"(claim|check)-\(", p)] == []
 
 
 def test_the_roofs_are_measured_once_and_again_only_when_their_method_changes(
