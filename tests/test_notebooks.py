@@ -15,8 +15,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import HTML
-from reader_code import reader_environment, run_page  # tools/ is on pytest's pythonpath
+from conftest import HTML, toctree
+from reader_code import (
+    CHAPTER_PAGES,
+    reader_environment,
+    run_page,
+)  # tools/ is on pytest's pythonpath
 
 pytestmark = pytest.mark.slow
 
@@ -40,6 +44,10 @@ def reader_python(tmp_path_factory, served) -> Path:
     [wheel] = [p.name for p in (HTML / "_wheels").glob("chapter2-*.whl")]
     folder = tmp_path_factory.mktemp("reader") / "venv"
     return reader_environment(folder, served, wheel, "nbclient", "ipykernel")
+
+
+def test_the_reader_session_runs_the_chapter_and_going_further():
+    assert [*toctree("The chapter"), *toctree("Going further")] == CHAPTER_PAGES
 
 
 def test_a_pages_visible_code_runs_with_jax_and_the_wheel_alone(reader_python, tmp_path):

@@ -27,9 +27,9 @@ from pathlib import Path
 import nbformat
 from book.notebooks import SETUP_TAG
 
-CHAPTER_PAGES = [  # the chapter's pages, in reading order (docs/index.md)
+CHAPTER_PAGES = [  # the chapter's pages and Going further's, in reading order (docs/index.md)
     *("profiling", "jaxprs", "xla-compilation", "memory-layout", "recompilation", "fusion"),
-    *("async-dispatch", "pairwise-distances", "cpu-case-study", "numpy-to-jax"),
+    *("async-dispatch", "pairwise-distances", "training-step", "cpu-case-study", "numpy-to-jax"),
 ]
 
 

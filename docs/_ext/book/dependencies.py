@@ -24,7 +24,7 @@ def module_path(src: Path, module: str) -> Path | None:
     return None
 
 
-@functools.cache  # a page's cells and the engine's modules are read once a build
+@functools.cache  # each text is parsed once in the process, however often it is read
 def _parse(code: str) -> ast.Module:
     try:
         return ast.parse(code)

@@ -1,5 +1,5 @@
 """Words for the ✅ and ❌ of myst-nb's execution table, which fonts without emoji show as
-empty boxes."""
+empty boxes: a text node that is one of them alone, on any page (the table's cells are)."""
 
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform

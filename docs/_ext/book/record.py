@@ -2,8 +2,9 @@
 comparisons, and every problem Sphinx logged.
 
 The `book` domain keeps it with the environment (cleared when a page is read again); the
-collector fills it as each page is read; RECORD, written beside the pages when the build
-ends, is what the failure summary (book.failures), the drift report and the banner read.
+collector fills it as each page is read. `build_record` gathers it when the build ends, for
+RECORD beside the pages (what the failure summary, book.failures, reads) and a drift build's
+report (book.site); a drift build's banner reads the domain.
 """
 
 import datetime as dt
@@ -25,7 +26,6 @@ from book import SERIAL, build_folder
 from book.cache import opened
 from book.notebooks import executed_notebook
 from book.outputs import shown_verdicts
-from chapter2.claims import load_errors
 from chapter2.claims.registry import LABEL_PREFIX
 from chapter2.timing import COMPARISON_MIME
 
@@ -67,8 +67,9 @@ def book_data(env) -> BookDomain:
 
 
 class BookCollector(EnvironmentCollector):
-    """Fills the `book` domain as each page is read, and names the pages to read again; it
-    lives for one build, so it knows whether this build read a page."""
+    """Fills the `book` domain as each page is read, and names the pages to read again. It
+    lives as long as its application, one build in `python -m book.build`, so it knows
+    whether this build read a page."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -259,14 +260,6 @@ def build_record(env, problems: list[dict]) -> dict:
         "pages": pages,
         "problems": sorted(problems, key=lambda p: (p["path"], p["line"])),
     }
-
-
-def claims_report(record: dict) -> dict:
-    """The record's verdicts as `python -m chapter2.claims` reports them: one per claim, and
-    the claims modules this process could not load."""
-    report = {key: record[key] for key in ("jax", "jaxlib", "python", "recorded")}
-    verdicts = list(home_verdicts(record["pages"]).values())
-    return report | {"claims": verdicts, "modules_not_loaded": load_errors()}
 
 
 def read_record(build: Path) -> dict:

@@ -23,7 +23,7 @@ from book.drift import build_report, cause_pieces, summary, to_markdown
 from book.markdown import Inline
 from book.notebooks import executed_notebook
 from book.outputs import compare_builds
-from book.record import book_data, build_record, claims_report, failing_cells
+from book.record import book_data, build_record, failing_cells, home_verdicts
 from chapter2.claims.registry import Status, counted
 from chapter2.releases import release_key
 
@@ -65,11 +65,14 @@ def drift_report(env, build: Path) -> dict:
     cache = config.nb_execution_cache_path
     notebooks = {page: executed_notebook(build, cache, page) for page in sorted(env.found_docs)}
     baseline = Path(config.book_drift_baseline)
-    release = json.loads(Path(config.book_drift_claims).read_text())  # what this build plays
-    versions = {key: release[key] for key in ("jax", "jaxlib", "python", "recorded")}
-    versions["commit"] = book_commit(Path(env.srcdir).parent)
+    # What this build plays, and the claims modules a process of that JAX could not load
+    release = json.loads(Path(config.book_drift_claims).read_text())
+    keys = ("jax", "jaxlib", "python", "recorded", "modules_not_loaded")
+    report = {key: release[key] for key in keys}
+    report["commit"] = book_commit(Path(env.srcdir).parent)
+    report["claims"] = list(home_verdicts(record["pages"]).values())  # as the pages showed them
     return build_report(
-        claims_report(record) | versions,
+        report,
         failing_cells(record),
         _read_json(config.book_drift_baseline_claims),
         compare_builds(baseline, {p: n for p, n in notebooks.items() if n})
