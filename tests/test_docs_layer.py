@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 from book import cache, dependencies, failures, layer_hash, markdown, record, verdicts
 from conftest import DOCS, ROOT
+from docutils import nodes
 from docutils.core import publish_doctree
 from myst_parser.parsers.docutils_ import Parser
 
@@ -161,11 +162,14 @@ def test_a_warnings_location_names_its_file_line_and_page_in_every_form_sphinx_g
     )
     log = record.ProblemLog(SimpleNamespace(env=env, srcdir=docs))
     fusion = str(docs / "fusion.md")
+    node = nodes.paragraph()
+    node.source, node.line = fusion, 5
     for location, where in [
         (f"{fusion}:12", ("docs/fusion.md", 12, "fusion")),  # docutils' report
         (f"{fusion}:", ("docs/fusion.md", 0, "fusion")),  # docutils' report without a line
         ("fusion", ("docs/fusion.md", 0, "fusion")),  # a page's name
-        (("fusion", 7), ("docs/fusion.md", 7, "fusion")),
+        (("fusion", 7), ("docs/fusion.md", 7, "fusion")),  # Sphinx's, before its stream
+        (node, ("docs/fusion.md", 5, "fusion")),
         ("<unknown>:3", ("", 3, None)),  # no file
     ]:
         assert log.where(SimpleNamespace(location=location)) == where, location

@@ -204,7 +204,8 @@ class ProblemLog(logging.WarningStreamHandler):
             path, line = (env.doc2path(location[0]) if location[0] else ""), location[1] or 0
         elif isinstance(location, nodes.Node):
             path, line = get_node_source(location) or "", get_node_line(location) or 0
-        elif isinstance(location, str):  # docutils' "path:line" or "path:", or a page's name
+        elif isinstance(location, str):  # a page's name, or docutils' "path:line" or "path:"
+            # (Sphinx hands docutils' reports on as the text docutils wrote)
             found = re.fullmatch(r"(.*?)(?::(\d*))?", location)
             path, line = found[1], int(found[2] or 0)
             if path.startswith("<"):  # docutils' "<unknown>", "<string>": no file
@@ -218,9 +219,10 @@ class ProblemLog(logging.WarningStreamHandler):
         return str(path), int(line), page
 
     def attach(self, app, config) -> None:
-        """`config-inited`, first: listen beside Sphinx's own warning stream, before any
-        extension warns (intersphinx of an inventory it cannot read, at builder-inited)."""
-        stdlib_logging.getLogger(logging.NAMESPACE).addHandler(self)
+        """`config-inited`, first: listen before Sphinx's own warning stream, whose filter
+        writes a warning's location into text, and before any extension warns (intersphinx
+        of an inventory it cannot read, at builder-inited)."""
+        stdlib_logging.getLogger(logging.NAMESPACE).handlers.insert(0, self)
 
     def write(self, app, exception) -> None:
         """`build-finished`: the record, beside the HTML (failures.py evicts failed pages)."""
