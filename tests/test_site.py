@@ -265,37 +265,38 @@ def test_prose_cites_nothing_the_reader_cannot_see_and_dates_nothing_by_hand(sit
         assert not re.search(r"\b(since|new in|in) JAX 0\.\d", prose, re.I), page
 
 
-COMPARISON = re.compile(r'<span class="comparison" ([^>]*)>([^<]*)</span>')
 TYPED_COMPARISON = re.compile(r"\d[\d.,]*\s*×\s*(faster|slower|as long)", re.I)
 
 
-def comparisons(page_html: str) -> list[tuple[dict, str]]:
-    """Each timing comparison of a page: its data attributes and the sentence shown."""
-    found = []
-    for attributes, sentence in COMPARISON.findall(page_html):
-        data = {k: html.unescape(v) for k, v in re.findall(r'data-([\w-]+)="([^"]*)"', attributes)}
-        found.append((data, html.unescape(sentence)))
-    return found
+def comparisons(page: str) -> list[dict]:
+    """Each timing comparison a page's cells made, as the build recorded it."""
+    return read_record(HTML.parent)["pages"][page]["comparisons"]
+
+
+def test_every_timing_comparison_shown_is_one_its_cells_made(site):
+    for page in PAGES:
+        spans = BeautifulSoup(site[f"{page}.html"], "html.parser").select("span.comparison")
+        made = [c["text"] for c in comparisons(page)]
+        assert sorted(s.get_text() for s in spans) == sorted(made), page
 
 
 def test_no_timing_comparison_shows_markup_as_text(site):
     """A comparison's sentence is text, not Markdown: a backtick would show as one."""
-    shown = [s for page in PAGES for _, s in comparisons(site[f"{page}.html"]) if "`" in s]
+    shown = [c["text"] for page in PAGES for c in comparisons(page) if "`" in c["text"]]
     assert shown == []
 
 
 def test_every_timing_comparison_says_what_its_numbers_say(site):
     checked = 0
     for page in PAGES:
-        for data, sentence in comparisons(site[f"{page}.html"]):
-            a = {k: float(data[f"a-{k}"]) for k in ("median", "median_low", "median_high")}
-            b = {k: float(data[f"b-{k}"]) for k in ("median", "median_low", "median_high")}
+        for data in comparisons(page):
+            a, b, sentence = data["a"], data["b"], data["text"]
             apart = a["median_high"] < b["median_low"] or b["median_high"] < a["median_low"]
             verdict = ("faster" if a["median"] < b["median"] else "slower") if apart else None
             assert data["verdict"] == (verdict or "indistinguishable"), (page, sentence)
             said = {
-                "faster": f"{data['a-name']} ran ",
-                "slower": f"{data['a-name']} took ",
+                "faster": f"{a['name']} ran ",
+                "slower": f"{a['name']} took ",
                 None: "could not be told apart (",
             }[verdict]
             assert said in sentence, (page, sentence)
@@ -311,8 +312,10 @@ def test_every_timing_comparison_says_what_its_numbers_say(site):
 
 def test_no_timing_comparison_is_typed_by_hand(site):
     for page in PAGES:
-        prose = COMPARISON.sub("", site[f"{page}.html"])
-        prose = re.sub(r"<pre.*?</pre>", "", prose, flags=re.S)  # code and printed outputs
+        soup = BeautifulSoup(site[f"{page}.html"], "html.parser")
+        for made in soup.select("span.comparison, pre"):  # chosen by a cell; code and outputs
+            made.decompose()
+        prose = str(soup)  # code and printed outputs
         assert not TYPED_COMPARISON.search(text_of(prose)), page
 
 
