@@ -1,7 +1,6 @@
 """The drift report under another JAX: drifted claims grouped by cause (`rests_on`), each
 failing cell and changed output given to the claim that explains it, or to none."""
 
-import difflib
 import json
 import sys
 from pathlib import Path
@@ -37,40 +36,10 @@ def causes(drifted: list[dict]) -> list[list[dict]]:
     return [sorted(group, key=lambda c: c["id"] != name) for name, group in groups.items()]
 
 
-def _strings(value) -> list[str]:
-    """The texts of a value a printout can show: a string, a list's strings, a dict's keys."""
-    values = (
-        value if isinstance(value, list) else list(value) if isinstance(value, dict) else [value]
-    )
-    return [v for v in values if isinstance(v, str) and len(v) >= 4]
-
-
-def _changed_lines(before: str, after: str) -> tuple[str, str]:
-    """The lines an output lost and the lines it gained."""
-    was, now = before.splitlines(), after.splitlines()
-    lost, gained = [], []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, was, now).get_opcodes():
-        if tag != "equal":
-            lost += was[i1:i2]
-            gained += now[j1:j2]
-    return "\n".join(lost), "\n".join(gained)
-
-
-def explaining_claims(change: dict, drifted: list[dict]) -> list[str]:
-    """The drifted claims an output change shows, else the first its section verifies."""
-    removed, added = _changed_lines(change["before"], change["after"])
-    shown = []
-    for claim in drifted:
-        for name in Observation(claim["expected"] or {}, claim["observed"] or {}).differences:
-            now = _strings((claim["observed"] or {}).get(name))
-            was = _strings((claim["expected"] or {}).get(name))
-            if any(v in added and v not in removed for v in now) or any(
-                v in removed and v not in added for v in was
-            ):
-                shown.append(claim["id"])
-                break
-    ids = {c["id"] for c in drifted}
-    return shown or [c for c in change.get("checked_after", []) if c in ids][:1]
+def explaining_claim(change: dict, drifted_ids: set[str]) -> list[str]:
+    """The drifted claim nearest after a changed output in its section, the one the book
+    states of what the cell shows; none when its section verifies no drifted claim."""
+    return [c for c in change["checked_after"] if c in drifted_ids][:1]
 
 
 def build_report(
@@ -86,7 +55,7 @@ def build_report(
     cells = [{**f, "claims": [c for c in f["claims"] if c in ids]} for f in failures]
     failed = {(c["page"], c["cell"]) for c in failures}  # their outputs are the error's
     changes = [
-        {**c, "claims": explaining_claims(c, drifted)}
+        {**c, "claims": explaining_claim(c, ids)}
         for c in outputs or []
         if (c["page"], c["cell"]) not in failed
     ]

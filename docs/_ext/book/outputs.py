@@ -142,8 +142,6 @@ def changed_outputs(baseline: dict, other: dict, page: str) -> list[dict]:
                         "cell_index": index,
                         "cell": source,
                         "output": kind,
-                        "before": was,
-                        "after": now,
                         "diff": _diff(was, now),
                         "checked_after": after["checked_after"],
                     }
