@@ -47,8 +47,8 @@ nb_render_markdown_format = "myst"  # Markdown that cells output may use roles s
 # JAX's and NumPy's names link to their references: in prose through roles such as
 # {py:obj}`jax.jit`, in code cells through sphinx-codeautolink (a page's cells read as one
 # program, so an import holds in the cells below it). The inventories are committed, so the
-# build needs no network: tools/inventory.py makes them from each library's documentation
-# sources and names, beside each, the published reference it points into (MAINTAINING.md).
+# build needs no network: tools/inventory.py fetches them and names, beside each, the
+# published reference it points into (MAINTAINING.md).
 _REFERENCES = {
     p: json.loads(p.read_text()) for p in sorted((ROOT / "data/inventories").glob("*.json"))
 }
