@@ -295,6 +295,13 @@ def test_a_claim_id_is_registered_once(empty_registry):
         made_up("twice", lambda: Observation({}, {}))
 
 
+@pytest.mark.parametrize("claim_id", ["Jit-Caches", "jit_caches", "jit caches", "-jit", "jit-"])
+def test_a_claim_id_is_one_docutils_keeps_as_its_labels_id(empty_registry, claim_id):
+    with pytest.raises(ValueError, match="lowercase words and digits joined by hyphens"):
+        made_up(claim_id, lambda: Observation({}, {}))
+    made_up("jit-caches-2", lambda: Observation({}, {}))  # digits too: still its label's id
+
+
 def test_a_claims_page_comes_from_its_module():
     assert page_of("chapter2.claims.pages.xla_compilation") == "xla-compilation"
     assert ALL["cost-analysis-dict"].page == "xla-compilation"

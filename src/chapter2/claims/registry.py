@@ -5,6 +5,7 @@ import ast
 import contextlib
 import inspect
 import json
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -117,6 +118,7 @@ class Observation:
 
 
 LABEL_PREFIX = "claim-"  # a statement's label on its page: (claim-<id>)=
+ID_FORM = r"[a-z0-9]+(-[a-z0-9]+)*"  # what a docutils id keeps as written
 
 
 @dataclass(frozen=True)
@@ -315,6 +317,9 @@ def claim(
     def register(check: Callable[[], Observation]) -> Callable[[], Observation]:
         if id in REGISTRY:
             msg = f"claim {id!r} is registered twice"
+            raise ValueError(msg)
+        if not re.fullmatch(ID_FORM, id):  # docutils would rewrite it into its label's id
+            msg = f"claim {id!r}: an id is lowercase words and digits joined by hyphens"
             raise ValueError(msg)
         owner = page or page_of(check.__module__)
         REGISTRY[id] = Claim(
