@@ -22,7 +22,6 @@ from chapter2.claims import (
     load_errors,
     registry,
     verify,
-    verify_each,
 )
 from chapter2.claims.__main__ import main
 from chapter2.claims.registry import describe_error, listed, page_of, status_of
@@ -255,22 +254,6 @@ def test_a_notebook_shows_a_drift_as_its_claims_and_the_cells_error(empty_regist
     ]
     assert "JAX did:       1 + 1: 2 (the book expects 3)" in str(drift)  # the build's summary
     assert [v.claim.id for v in drift.verdicts] == ["one-plus-one"]
-
-
-def test_a_cell_that_checks_several_claims_names_every_one_that_drifted(empty_registry):
-    made_up("fine", lambda: Observation({"x": 1}, {"x": 1}))
-    made_up("wrong-a", lambda: Observation({"x": 1}, {"x": 2}))
-    made_up("wrong-b", lambda: Observation({"y": 1}, {"y": 0}))
-    seen = []
-    with pytest.raises(ClaimDrift) as err:
-        verify_each(["wrong-a", "fine", "wrong-b"], each=lambda v: seen.append(v.claim.id))
-    assert seen == ["wrong-a", "fine", "wrong-b"]  # every verdict is passed on before raising
-    said = str(err.value)
-    assert said.count("drifted on JAX") == 2
-    assert "claim 'wrong-a'" in said
-    assert "claim 'wrong-b'" in said
-    assert "claim 'fine'" not in said
-    assert [v.claim.id for v in verify_each(["fine"])] == ["fine"]
 
 
 def test_a_claim_rests_only_on_other_claims_of_the_book():

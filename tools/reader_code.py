@@ -19,13 +19,13 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 import venv
 from importlib.metadata import version
 from pathlib import Path
 
 import nbformat
 from book.notebooks import SETUP_TAG
+from record_backend import run_script  # tools/, beside this file
 
 CHAPTER_PAGES = [  # the chapter's pages and Going further's, in reading order (docs/index.md)
     *("profiling", "jaxprs", "xla-compilation", "memory-layout", "recompilation", "fusion"),
@@ -85,23 +85,9 @@ def run_page(python: Path, html: Path, page: str, scripts: Path, timeout: float)
     published = nbformat.read(html / "_sources" / f"{page}.ipynb", as_version=4)
     script.write_text(visible_script(published))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env |= {"MPLBACKEND": "Agg", "JAX_PLATFORMS": "cpu"}
-    start = time.perf_counter()
-    try:
-        done = subprocess.run(
-            [str(python), str(script)],
-            cwd=scripts,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        status, output = done.returncode, done.stdout + done.stderr
-    except subprocess.TimeoutExpired:
-        status, output = "timeout", f"stopped after {timeout:.0f} s"
-    seconds = round(time.perf_counter() - start, 1)
-    return {"page": page, "status": status, "seconds": seconds, "tail": output[-1500:]}
+    env |= {"JAX_PLATFORMS": "cpu"}  # run_script adds MPLBACKEND
+    status, output, seconds = run_script(script, scripts, env, timeout, python)
+    return {"page": page, "status": status, "seconds": round(seconds, 1), "tail": output[-1500:]}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,13 +41,14 @@ def page_script(page: Path, prelude: str = "") -> str:
 
 
 def run_script(
-    script: Path, cwd: Path, env: dict[str, str], timeout: float | None = None
+    script: Path, cwd: Path, env: dict[str, str], timeout: float | None = None, python=None
 ) -> tuple[int | str, str, float]:
-    """A page's script in a fresh interpreter: exit status (or "timeout"), output, seconds."""
+    """A page's script in a fresh interpreter (this one, or `python`): exit status (or
+    "timeout"), output, seconds."""
     start = time.perf_counter()
     try:
         done = subprocess.run(
-            [sys.executable, str(script)],
+            [str(python or sys.executable), str(script)],
             cwd=cwd,
             env={"MPLBACKEND": "Agg", **env},
             capture_output=True,

@@ -13,15 +13,6 @@ def with_status(verdicts: list[dict], *statuses: Status) -> list[dict]:
     return [v for v in verdicts if v["status"] in statuses]
 
 
-def against_baseline(drifted: list[dict], baseline: dict | None) -> list[dict]:
-    """Each drifted claim with the baseline's status and observed values for it, if recorded."""
-    recorded = {
-        v["id"]: {"status": v["status"], "observed": v["observed"]}
-        for v in (baseline or {}).get("claims", [])
-    }
-    return [{**claim, "baseline": recorded.get(claim["id"])} for claim in drifted]
-
-
 def causes(drifted: list[dict]) -> list[list[dict]]:
     """The drifted claims grouped by cause: the root of each `rests_on` chain first."""
     by_id = {c["id"]: c for c in drifted}
@@ -36,12 +27,6 @@ def causes(drifted: list[dict]) -> list[list[dict]]:
     return [sorted(group, key=lambda c: c["id"] != name) for name, group in groups.items()]
 
 
-def explaining_claim(change: dict, drifted_ids: set[str]) -> list[str]:
-    """The drifted claim nearest after a changed output in its section, the one the book
-    states of what the cell shows; none when its section verifies no drifted claim."""
-    return [c for c in change["checked_after"] if c in drifted_ids][:1]
-
-
 def build_report(
     claims_report: dict,
     failures: list[dict],
@@ -50,12 +35,20 @@ def build_report(
 ) -> dict:
     """The report as data (`outputs`: None when no baseline build was compared)."""
     verdicts = claims_report["claims"]
-    drifted = against_baseline(with_status(verdicts, Status.DRIFTED), baseline)
+    recorded = {  # the baseline's status and observed values of each claim, if recorded
+        v["id"]: {"status": v["status"], "observed": v["observed"]}
+        for v in (baseline or {}).get("claims", [])
+    }
+    drifted = [
+        {**claim, "baseline": recorded.get(claim["id"])}
+        for claim in with_status(verdicts, Status.DRIFTED)
+    ]
     ids = {c["id"] for c in drifted}  # each failing cell with the drifted claims it shows
     cells = [{**f, "claims": [c for c in f["claims"] if c in ids]} for f in failures]
     failed = {(c["page"], c["cell"]) for c in failures}  # their outputs are the error's
     changes = [
-        {**c, "claims": explaining_claim(c, ids)}
+        # a changed output goes to the first drifted claim its section checks after it
+        {**c, "claims": [claim for claim in c["checked_after"] if claim in ids][:1]}
         for c in outputs or []
         if (c["page"], c["cell"]) not in failed
     ]
@@ -198,15 +191,10 @@ def shared(report: dict) -> bool:
     return any(sum(len(c[kind]) for c in report["causes"]) > n for kind, n in explained.items())
 
 
-def _heading(level: int, text: str) -> str:
-    """A Markdown heading `level` deep (1: #)."""
-    return f"{'#' * level} {text}"
-
-
-def _claim_block(claim: dict, level: int) -> list[str]:
+def _claim_block(claim: dict) -> list[str]:
     recorded = (claim.get("baseline") or {}).get("status")
     return [
-        _heading(level, f"{claim['id']} (page `{claim['section']}`, {claim['kind']})"),
+        f"#### {claim['id']} (page `{claim['section']}`, {claim['kind']})",
         "",
         *_said("the book says", claim["statement"]),
         *([f"- the baseline recorded: {recorded}"] if recorded not in (None, "holds") else []),
@@ -224,8 +212,8 @@ def _first_line(source: str) -> str:
     return _short(line, 50).replace("`", "'")
 
 
-def _cell_block(cell: dict, level: int) -> list[str]:
-    head = _heading(level, f"page `{cell['page']}`: `{_first_line(cell['cell'])}`")
+def _cell_block(cell: dict) -> list[str]:
+    head = f"#### page `{cell['page']}`: `{_first_line(cell['cell'])}`"
     if cell["claims"] and cell.get("error_type") == ClaimDrift.__name__:
         return [head, "", "It fails with the drift shown above.", ""]
     return [
@@ -240,15 +228,12 @@ def _cell_block(cell: dict, level: int) -> list[str]:
     ]
 
 
-def _output_block(change: dict, level: int) -> list[str]:
+def _output_block(change: dict) -> list[str]:
     source = change["cell"].splitlines()
     shown = "\n".join(source[:6] + (["# ..."] if len(source) > 6 else []))
     return [
-        _heading(
-            level,
-            f"page `{change['page']}`, code cell {change['cell_index'] + 1} "
-            f"(`{_first_line(change['cell'])}`), {change['output']}",
-        ),
+        f"#### page `{change['page']}`, code cell {change['cell_index'] + 1} "
+        f"(`{_first_line(change['cell'])}`), {change['output']}",
         "",
         *_fenced(shown, "python"),
         "",
@@ -257,7 +242,7 @@ def _output_block(change: dict, level: int) -> list[str]:
     ]
 
 
-def _listed(items: list[dict], block, level: int, shown: dict, where: str) -> list[str]:
+def _listed(items: list[dict], block, shown: dict, where: str) -> list[str]:
     """Each item in full the first time, then a line that says where it is shown."""
     out = []
     for item in items:
@@ -266,7 +251,7 @@ def _listed(items: list[dict], block, level: int, shown: dict, where: str) -> li
             out += [f"- page `{item['page']}`: shown under {shown[key]}", ""]
         else:
             shown[key] = where
-            out += block(item, level)
+            out += block(item)
     return out
 
 
@@ -298,17 +283,14 @@ def to_markdown(report: dict) -> str:
         else "; outputs not compared (no baseline build)"
     )
     out = [
-        _heading(
-            1,
-            f"Drift report: JAX {report['jax']} (jaxlib {report['jaxlib']}, "
-            f"Python {report['python']})",
-        ),
+        f"# Drift report: JAX {report['jax']} (jaxlib {report['jaxlib']}, "
+        f"Python {report['python']})",
         "",
         f"Recorded {report['recorded']}. {len(report['changed_claims'])} of "
         f"{report['claims_checked']} claims changed, in {counted(len(causes_), 'cause')}{against}; "
         f"{counted(len(cells), 'cell')} failed{explained(cells, 'cell')}{compared}.",
         "",
-        _heading(2, "What changed"),
+        "## What changed",
         "",
         *([] if causes_ else ["No claim changed: every claim of the book holds.", ""]),
         *(f"{n}. {as_markdown(cause_pieces(c))}" for n, c in enumerate(causes_, 1)),
@@ -328,21 +310,21 @@ def to_markdown(report: dict) -> str:
         out += ["", COUNTED_UNDER_EACH]
     shown: dict = {}
     for n, cause in enumerate(causes_, 1):
-        out += ["", _heading(2, f"Cause {n}: {cause['name']}"), ""]
-        out += [_heading(3, "Claims"), ""]
-        out += [line for claim in cause["claims"] for line in _claim_block(claim, 4)]
+        out += ["", f"## Cause {n}: {cause['name']}", ""]
+        out += ["### Claims", ""]
+        out += [line for claim in cause["claims"] for line in _claim_block(claim)]
         for title, key, block in (
             ("Failing cells", "failing_cells", _cell_block),
             ("Changed outputs", "changed_outputs", _output_block),
         ):
             if cause[key]:
-                listed = _listed(cause[key], block, 4, shown, f"cause {n}")
-                out += [_heading(3, title), "", *listed]
+                listed = _listed(cause[key], block, shown, f"cause {n}")
+                out += [f"### {title}", "", *listed]
     out += [
         f"- claims module `{m}` could not be loaded: {escape(e)}"
         for m, e in report["modules_not_loaded"].items()
     ]
-    out += ["", _heading(2, "Explained by no claim: read the prose around them"), ""]
+    out += ["", "## Explained by no claim: read the prose around them", ""]
     if not parts:
         out.append("Nothing: every failing cell and changed output has its claim.")
     for title, items, block in (
@@ -350,15 +332,15 @@ def to_markdown(report: dict) -> str:
         ("Changed outputs", lost["output"], _output_block),
     ):
         if items:
-            out += [_heading(3, title), ""]
-            out += [line for item in items for line in block(item, 4)]
-    out += ["", _heading(2, "Depends on the machine (observed, never drift)"), ""]
+            out += [f"### {title}", ""]
+            out += [line for item in items for line in block(item)]
+    out += ["", "## Depends on the machine (observed, never drift)", ""]
     out += [
         f"- **{c['id']}** ({c['status']}): {with_code(c['evidence'])}"
         for c in report["environment_dependent"]
     ]
     title = "Cannot be checked on this release (neither holds nor drifts)"
-    out += ["", _heading(2, title), ""]
+    out += ["", f"## {title}", ""]
     if not report["cannot_check"]:
         out.append("None: every claim's subject exists in this JAX.")
     out += [f"- **{c['id']}**: {with_code(c['evidence'])}" for c in report["cannot_check"]]

@@ -299,15 +299,6 @@ def statement(record_pages: dict, page: str, claim_id: str) -> dict:
     return record_pages.get(page, {}).get("statements", {}).get(claim_id, {"text": "", "line": 0})
 
 
-def checks_run(record: dict) -> dict[str, list[str]]:
-    """Each claim whose check ran in the build, with the pages it ran on (once each)."""
-    runs: dict[str, list[str]] = {}
-    for page, found in record.get("pages", {}).items():
-        for claim_id in found["checks"]:
-            runs.setdefault(claim_id, []).append(page)
-    return runs
-
-
 def setup(app):
     app.add_domain(BookDomain)
     app.add_env_collector(BookCollector)

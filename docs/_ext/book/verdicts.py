@@ -177,12 +177,9 @@ class VerdictRenderer:
 # --- version notes and the matrix, filled once every page has been read ----------------------
 
 
-class claims_matrix(nodes.General, nodes.Element):
-    """Placeholder for the claim x release table, filled when the page is written."""
-
-
-class claim_checks(nodes.General, nodes.Element):
-    """Placeholder for every claim's check, values and code, filled when the page is written."""
+class every_page(nodes.General, nodes.Element):
+    """Placeholder for the claims matrix or the list of checks (`fill`: its directive's
+    name), filled when the page is written."""
 
 
 class note_release(nodes.General, nodes.Element):
@@ -190,28 +187,18 @@ class note_release(nodes.General, nodes.Element):
 
 
 class NeedsEveryPage(SphinxDirective):
-    """A directive whose output waits for every page's verdicts and reads the matrix."""
+    """A directive whose output waits for every page's verdicts and reads the matrix:
+    `{claims-matrix}`, every claim and its status under each measured release and here;
+    `{claim-checks}`, each claim, what this build's check found and the check's code."""
 
     def note_page(self) -> None:
         book_data(self.env).page(self.env.docname)["needs_every_page"] = True
         if Path(self.config.book_claims_matrix).is_file():  # a new matrix: read again
             self.env.note_dependency(self.config.book_claims_matrix)
 
-
-class ClaimsMatrix(NeedsEveryPage):
-    """`{claims-matrix}`: every claim, its status under each measured release and here."""
-
     def run(self):
         self.note_page()
-        return [claims_matrix()]
-
-
-class ClaimChecks(NeedsEveryPage):
-    """`{claim-checks}`: each claim, what this build's check found and the check's code."""
-
-    def run(self):
-        self.note_page()
-        return [claim_checks()]
+        return [every_page(fill=self.name)]
 
 
 class VersionNote(NeedsEveryPage):
@@ -450,8 +437,7 @@ def fill_pages(app, doctree, docname) -> None:
     verdicts."""
     placeholders = [
         *doctree.findall(note_release),
-        *doctree.findall(claims_matrix),
-        *doctree.findall(claim_checks),
+        *doctree.findall(every_page),
     ]
     if not placeholders:
         return
@@ -462,7 +448,7 @@ def fill_pages(app, doctree, docname) -> None:
     for node in placeholders:
         if isinstance(node, note_release):
             _fill_note(app, docname, node, matrix, home)
-        elif isinstance(node, claim_checks):
+        elif node["fill"] == "claim-checks":
             node.replace_self(_checks(app, docname, home))
         else:
             recorded = ", ".join(sorted({r["recorded"] for r in matrix["releases"]}))
@@ -480,11 +466,10 @@ def fill_pages(app, doctree, docname) -> None:
 
 def setup(app):
     app.add_config_value("book_claims_matrix", "", "env", types=[str])
-    app.add_directive("claims-matrix", ClaimsMatrix)
-    app.add_directive("claim-checks", ClaimChecks)
+    app.add_directive("claims-matrix", NeedsEveryPage)
+    app.add_directive("claim-checks", NeedsEveryPage)
     app.add_directive("version-note", VersionNote)
-    app.add_node(claims_matrix)
-    app.add_node(claim_checks)
+    app.add_node(every_page)
     app.add_node(note_release)
     app.connect("doctree-resolved", fill_pages)
     return SERIAL

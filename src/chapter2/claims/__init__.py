@@ -75,17 +75,6 @@ def verify(claim_id: str) -> Verdict:
     return verdict
 
 
-def verify_each(claim_ids: list[str], each=None) -> list[Verdict]:
-    """Run every check, pass each verdict to `each`, raise one `ClaimDrift` naming all drifts."""
-    verdicts = [evaluate(claim_id) for claim_id in claim_ids]
-    for verdict in verdicts if each else ():
-        each(verdict)
-    drifted = [v for v in verdicts if v.drifted]
-    if drifted:
-        raise ClaimDrift(drifted)
-    return verdicts
-
-
 def evaluate_all(page: str | None = None) -> list[Verdict]:
     """The verdict of every claim (of one page, if given), page by page."""
     chosen = [c for c in claims(page).values() if page in (None, c.page)]
