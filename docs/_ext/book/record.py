@@ -48,13 +48,14 @@ class BookDomain(Domain):
 
     def page(self, docname: str) -> dict:
         """What `docname` found: statements, verdicts, failing cells, comparisons, checks,
-        whether it needs every page's data."""
+        the claims its version notes name, whether it needs every page's data."""
         empty = {
             "statements": {},
             "verdicts": {},
             "failing_cells": [],
             "comparisons": [],
             "checks": [],
+            "noted": [],
         }
         return self.pages.setdefault(docname, {**empty, "needs_every_page": False})
 

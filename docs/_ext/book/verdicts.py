@@ -213,6 +213,7 @@ class VersionNote(NeedsEveryPage):
     def run(self):
         self.note_page()
         claim_ids = self.arguments[0].split()
+        book_data(self.env).page(self.env.docname)["noted"] += claim_ids
         node = note_release(claims=claim_ids, before=self.options.get("before"))
         before = release_before(claim_ids, read_matrix(self.config.book_claims_matrix))
         if before is not None and node["before"]:  # what that release did, in its words
