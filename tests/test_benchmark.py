@@ -1,4 +1,5 @@
-"""The build benchmark's report, and README.md showing the recorded one (not typed numbers)."""
+"""The build benchmark's report, and MAINTAINING.md showing the recorded one (not typed
+numbers)."""
 
 import json
 
