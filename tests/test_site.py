@@ -27,6 +27,12 @@ def site() -> dict[str, str]:
     return {p.relative_to(HTML).as_posix(): p.read_text() for p in HTML.rglob("*.html")}
 
 
+@pytest.fixture(scope="module")
+def pages(site) -> dict[str, dict]:
+    """What the build recorded of each page (book.record), read once."""
+    return read_record(HTML.parent)["pages"]
+
+
 def text_of(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page))
 
@@ -107,9 +113,9 @@ NOT_NOTED = {
 }
 
 
-def test_every_claim_that_drifted_under_a_measured_release_has_a_version_note(site):
+def test_every_claim_that_drifted_under_a_measured_release_has_a_version_note(pages):
     matrix = json.loads((ROOT / "data" / "matrix" / "matrix.json").read_text())
-    noted = {c for page in read_record(HTML.parent)["pages"].values() for c in page["noted"]}
+    noted = {c for page in pages.values() for c in page["noted"]}
     drifted = {
         claim_id
         for claim_id, entry in matrix["claims"].items()
@@ -268,28 +274,23 @@ def test_prose_cites_nothing_the_reader_cannot_see_and_dates_nothing_by_hand(sit
 TYPED_COMPARISON = re.compile(r"\d[\d.,]*\s*×\s*(faster|slower|as long)", re.I)
 
 
-def comparisons(page: str) -> list[dict]:
-    """Each timing comparison a page's cells made, as the build recorded it."""
-    return read_record(HTML.parent)["pages"][page]["comparisons"]
-
-
-def test_every_timing_comparison_shown_is_one_its_cells_made(site):
+def test_every_timing_comparison_shown_is_one_its_cells_made(site, pages):
     for page in PAGES:
         spans = BeautifulSoup(site[f"{page}.html"], "html.parser").select("span.comparison")
-        made = [c["text"] for c in comparisons(page)]
+        made = [c["text"] for c in pages[page]["comparisons"]]
         assert sorted(s.get_text() for s in spans) == sorted(made), page
 
 
-def test_no_timing_comparison_shows_markup_as_text(site):
+def test_no_timing_comparison_shows_markup_as_text(pages):
     """A comparison's sentence is text, not Markdown: a backtick would show as one."""
-    shown = [c["text"] for page in PAGES for c in comparisons(page) if "`" in c["text"]]
+    shown = [c["text"] for page in PAGES for c in pages[page]["comparisons"] if "`" in c["text"]]
     assert shown == []
 
 
-def test_every_timing_comparison_says_what_its_numbers_say(site):
+def test_every_timing_comparison_says_what_its_numbers_say(pages):
     checked = 0
     for page in PAGES:
-        for data in comparisons(page):
+        for data in pages[page]["comparisons"]:
             a, b, sentence = data["a"], data["b"], data["text"]
             apart = a["median_high"] < b["median_low"] or b["median_high"] < a["median_low"]
             verdict = ("faster" if a["median"] < b["median"] else "slower") if apart else None
@@ -476,21 +477,20 @@ def test_a_pages_code_is_plain_python_without_ipython_magics(page):
         assert magics == [], f"{page}: {magics}"
 
 
-def test_each_claims_check_ran_once_in_the_build():
+def test_each_claims_check_ran_once_in_the_build(pages):
     """A page that restates others' facts (the quiz, the summary) links their verdicts; no
     check runs twice (counted from the build's record)."""
     runs: dict[str, list[str]] = {}
-    for page, found in read_record(HTML.parent)["pages"].items():
+    for page, found in pages.items():
         for claim_id in found["checks"]:
             runs.setdefault(claim_id, []).append(page)
     assert {claim: pages for claim, pages in runs.items() if len(pages) != 1} == {}
     assert set(runs) == set(claims())
 
 
-def test_every_claim_is_stated_on_its_page_as_a_sentence():
+def test_every_claim_is_stated_on_its_page_as_a_sentence(pages):
     """What the book says of each claim, as the build read it under its label (the marks'
     titles, the page of checks and the drift report quote it)."""
-    pages = read_record(HTML.parent)["pages"]
     said = {i: pages[c.page]["statements"].get(i, {}).get("text", "") for i, c in claims().items()}
     assert [i for i, text in said.items() if not re.search(r"[.!?:)]$", text)] == []
 
