@@ -5,6 +5,8 @@ import json
 import os
 from pathlib import Path
 
+import mathjax
+
 from chapter2.releases import baseline_jax
 
 DOCS = Path(__file__).resolve().parent
@@ -67,12 +69,13 @@ suppress_warnings = ["codeautolink.parse_block"]
 copybutton_selector = "div:not(.output) > div.highlight pre"
 copybutton_exclude = ".linenos, .gp, .go"
 
-# MathJax from the build itself, not a CDN (docs/_ext/book/offline.py copies it there).
-mathjax_path = "mathjax/tex-chtml.js"
+# MathJax from the build itself, not a CDN: Sphinx copies the files django-static-mathjax
+# ships into _static/ beside the book's own.
+mathjax_path = "tex-chtml.js"
 
 html_theme = "sphinx_book_theme"
 html_title = project
-html_static_path = ["_static"]
+html_static_path = ["_static", str(Path(mathjax.__file__).parent / "static/mathjax/es5")]
 html_favicon = "_static/favicon.svg"  # browsers ask every page for an icon
 # Where the site is published (the publishing workflow sets BOOK_BASEURL): a downloaded
 # notebook installs the book's wheel from there.

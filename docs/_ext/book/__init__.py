@@ -24,7 +24,6 @@ MODULES = (
     "notebooks",
     "links",
     "failures",
-    "offline",
     "site",
     "backends",
     "glyphs",
