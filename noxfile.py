@@ -89,12 +89,14 @@ def _jax(release: str) -> list[str]:
     return ["jax", "jaxlib"] if release == "latest" else [f"jax=={release}", f"jaxlib=={release}"]
 
 
-def _claims(session: nox.Session) -> Path:
-    """Every claim checked under this session's JAX, into BUILD/claims/jax-<version>.json."""
+def _claims(session: nox.Session) -> tuple[Path, str]:
+    """Every claim checked under this session's JAX, into BUILD/claims/jax-<version>.json:
+    that file and the version."""
     (BUILD / "claims").mkdir(parents=True, exist_ok=True)
     out = BUILD / "claims" / "checked.json"
     session.run("python", "-m", "chapter2.claims", "--json", str(out), success_codes=[0, 1])
-    return out.replace(out.with_name(f"jax-{json.loads(out.read_text())['jax']}.json"))
+    version = json.loads(out.read_text())["jax"]
+    return out.replace(out.with_name(f"jax-{version}.json")), version
 
 
 @nox.session(python=PYTHON)
@@ -141,8 +143,8 @@ def drift(session: nox.Session) -> None:
     if not baseline.is_dir():
         session.error("build the baseline book first (nox -s docs): its outputs are compared")
     _install(session, "docs", *_jax(session.posargs[0]))
-    claims = _claims(session)
-    build = BUILD / f"drift-{claims.stem.removeprefix('jax-')}"
+    claims, version = _claims(session)
+    build = BUILD / f"drift-{version}"
     env = {"BOOK_DRIFT_CLAIMS": str(claims), "BOOK_DRIFT_BASELINE": str(baseline)}
     session.run(*BOOK_BUILD[:4], str(build / "html"), env=env, success_codes=[0, 1])
     session.run("python", "-m", "book.drift", str(build / "report.json"))  # 1: it drifted
