@@ -162,7 +162,8 @@ class VerdictRenderer:
         if data.mime_type != VERDICT_MIME or inline:
             return None
         verdict = dict(data.content)
-        boxed = verdict.get("warning", False) and verdict["section"] == Path(renderer.source).stem
+        page = renderer.renderer.sphinx_env.docname
+        boxed = verdict.get("warning", False) and verdict["section"] == page
         if only_reran(verdict) and not boxed:
             rendered = [reran_mark(verdict)]
         else:
