@@ -49,20 +49,16 @@ def status_there(claim: Claim, run: dict, checked: list[str] | None = None) -> d
     versions = {"jax": run["jax"], "jaxlib": run["jaxlib"], "platform": run["platform"]}
     versions["device"] = run["device"]
     recorded = run["by_id"].get(claim.id)
-    why = claim.expected_on.get(run["platform"], (None, ""))[1]
-    seen = "; ".join(f"{k}: {v}" for k, v in ((recorded or {}).get("observed") or {}).items())
-    found = {"why": why, "recorded": seen or (recorded or {}).get("evidence", "")}
     if claim.only_on and run["platform"] != claim.only_on[0]:
         verdict = judged(claim, None, versions)
-        found |= {"why": claim.only_on[1], "recorded": seen}
     elif recorded is None:
-        return found | {"status": None, "evidence": "not recorded on this backend"}
+        return {"status": None, "evidence": "not recorded on this backend"}
     elif recorded["expected"] is None:
         verdict = judged(claim, None, versions, recorded["evidence"])
     else:
         names = checked or list(recorded["expected"])
         if not set(names) <= set(recorded["expected"]):
-            return found | {"status": None, "evidence": recorded["evidence"]}
+            return {"status": None, "evidence": recorded["evidence"]}
         expected = {k: recorded["expected"][k] for k in names}
         verdict = judged(claim, Observation(expected, recorded["observed"]), versions)
-    return found | {"status": str(verdict.status), "evidence": verdict.evidence}
+    return {"status": str(verdict.status), "evidence": verdict.evidence}
