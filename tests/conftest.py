@@ -1,8 +1,15 @@
 """What the tests share: where the book lives, where it was built, and its pages in order."""
 
 import os
-import re
 from pathlib import Path
+
+from docutils.parsers.rst import Directive
+from markdown_it.token import Token
+from myst_parser.config.main import MdParserConfig
+from myst_parser.mdit_to_docutils.base import DocutilsRenderer
+from myst_parser.parsers.directives import DirectiveParsingResult, parse_directive_text
+from myst_parser.parsers.mdit import create_md_parser
+from sphinx.directives.other import TocTree
 
 from chapter2.fresh import jax_settings
 
@@ -22,13 +29,39 @@ PAGES = sorted(p.stem for p in DOCS.glob("*.md"))
 NOTEBOOK_PAGES = [p for p in PAGES if "```{code-cell}" in (DOCS / f"{p}.md").read_text()]
 
 
+def myst_tokens(text: str) -> list[Token]:
+    """A Markdown page as myst-parser tokenizes it, with the fences docs/conf.py enables (```
+    and :::): a directive is a fence, a role (`{download}`) an inline token's child."""
+    config = MdParserConfig(enable_extensions={"colon_fence"})
+    return create_md_parser(config, DocutilsRenderer).parse(text)
+
+
+def directives(text: str, name: str, directive: type[Directive]) -> list[DirectiveParsingResult]:
+    """Each `{name}` directive of a Markdown page, its arguments, options and body parsed by
+    myst-parser's directive parser against the `directive` class that the build runs."""
+    return [
+        parse_directive_text(
+            directive, token.info.removeprefix(f"{{{name}}}").strip(), token.content
+        )
+        for token in myst_tokens(text)
+        if token.type in ("fence", "colon_fence") and token.info.split()[:1] == [f"{{{name}}}"]
+    ]
+
+
+def toctrees() -> list[tuple[str | None, list[str]]]:
+    """index.md's toctrees in order, each (its caption or None, its entries)."""
+    return [
+        (parsed.options.get("caption"), [line for line in parsed.body if line.strip()])
+        for parsed in directives((DOCS / "index.md").read_text(), "toctree", TocTree)
+    ]
+
+
 def toctree(name: str | None = None) -> list[str]:
     """The entries of index.md's toctrees, in order; of the one captioned `name` if given."""
     found = []
-    for block in re.findall(r"```\{toctree\}\n(.*?)```", (DOCS / "index.md").read_text(), re.S):
-        options = dict(re.findall(r"^:(\w+):\s*(.*)$", block, re.M))
-        if name is None or options.get("caption") == name:
-            found += [line for line in block.splitlines() if line and not line.startswith(":")]
+    for caption, entries in toctrees():
+        if name is None or caption == name:
+            found += entries
     return found
 
 
