@@ -8,10 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 from book import cache, dependencies, failures, layer_hash, markdown, record, verdicts
-from conftest import DOCS, ROOT
+from conftest import DOCS, ROOT, directives, myst_tokens
 from docutils import nodes
 from docutils.core import publish_doctree
 from myst_parser.parsers.docutils_ import Parser
+from sphinx.directives.code import LiteralInclude
+from sphinx.util.nodes import split_explicit_title
 
 from chapter2.claims.registry import Status
 
@@ -385,8 +387,16 @@ def test_the_helpers_page_shows_or_links_every_engine_module_the_pages_and_check
         and not path.is_relative_to(claims)
         and path.name != "cannot_check.py"
     }
-    helpers = (ROOT / "docs" / "helpers.md").read_text()
-    shown = set(re.findall(r"(?:literalinclude\} |download\}`[^<`]*<)\.\./src/([^\s>`]+)", helpers))
+    helpers = (DOCS / "helpers.md").read_text()
+    included = [d.arguments[0] for d in directives(helpers, "literalinclude", LiteralInclude)]
+    downloads = [
+        split_explicit_title(role.content)[2]  # `title <target>`, as Sphinx splits it
+        for token in myst_tokens(helpers)
+        for role in token.children or []
+        if role.type == "myst_role" and role.meta["name"] == "download"
+    ]
+    targets = [(DOCS / target).resolve() for target in included + downloads]  # from docs/
+    shown = {path.relative_to(src).as_posix() for path in targets if path.is_relative_to(src)}
     assert engine, "no engine module found"
     assert engine <= shown, (
         f"neither shown nor linked on the helpers page: {sorted(engine - shown)}"
