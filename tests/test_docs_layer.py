@@ -613,7 +613,7 @@ def test_no_regular_expression_reads_which_claims_code_names_or_a_page_shows():
     assert len(layer) > 5  # the walk finds the layer's patterns
     assert [p for p in layer if re.search(r"claim|verify|\[a-z0-9\]\+\(\?:-", p)] == []
     tests = patterns((ROOT / "tests").glob("*.py"))
-    assert any("claim-" in p for p in tests)  # the walk finds the tests' patterns on marks
+    assert len(tests) > 5  # the walk finds the tests' patterns (none reads a page's HTML)
     assert [p for p in tests if re.search(r"(claim|check)-\(|[{]version-note", p)] == []
 
 

@@ -1,7 +1,7 @@
 """The built book (docs/_build/html, made by `nox -s docs`) as a reader receives it."""
 
 import ast
-import html
+import copy
 import json
 import re
 
@@ -10,21 +10,30 @@ import nbformat
 import pytest
 from book.dependencies import code_cells
 from book.record import read_record
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4.element import PreformattedString
 from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, ROOT, toctree, toctrees
 from markdown_it import MarkdownIt
 from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
 from chapter2.claims import Kind, claims
 from chapter2.figures import WHISKERS_ALT
+from chapter2.releases import baseline_jax
 from chapter2.timing import times_text
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def site() -> dict[str, str]:
     if not (HTML / "index.html").exists():
         pytest.fail(f"no built book in {HTML}: run `nox -s docs` first")
     return {p.relative_to(HTML).as_posix(): p.read_text() for p in HTML.rglob("*.html")}
+
+
+@pytest.fixture(scope="session")
+def soups(site) -> dict[str, BeautifulSoup]:
+    """Each HTML file of the site parsed once in the session, shared by every test: read it,
+    never change it (leave parts out with `text_of`, or change a copy)."""
+    return {name: BeautifulSoup(text, "html.parser") for name, text in site.items()}
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +42,23 @@ def pages(site) -> dict[str, dict]:
     return read_record(HTML.parent)["pages"]
 
 
-def text_of(page: str) -> str:
-    return html.unescape(re.sub(r"<[^>]+>", "", page))
+def text_of(element: Tag, leaving_out: str = "", tags_as: str = "") -> str:
+    """The text of `element` (of its scripts and styles too, as a reader of the file meets
+    it; no comment or declaration), less the elements the CSS selector `leaving_out` matches,
+    each tag of what is kept replaced by `tags_as` (a space keeps words on either side apart)."""
+    skipped = {id(tag) for tag in element.select(leaving_out)} if leaving_out else set()
+
+    def strings(tag: Tag):
+        for child in tag.children:
+            if isinstance(child, Tag):
+                if id(child) not in skipped:
+                    yield tags_as
+                    yield from strings(child)
+                    yield tags_as
+            else:
+                yield tags_as if isinstance(child, PreformattedString) else str(child)
+
+    return "".join(strings(element))
 
 
 def test_every_page_was_built(site):
@@ -50,14 +74,11 @@ def test_no_path_of_the_build_machine_is_published():
     assert leaks == []
 
 
-def test_every_claim_is_marked_on_its_home_page_a_warning_boxed_and_none_drifted(site):
+def test_every_claim_is_marked_on_its_home_page_a_warning_boxed_and_none_drifted(soups):
     """A verdict is a mark (a closed dropdown, or a paragraph where the check only ran the
     cell again) or, for a warning, a box; each links to its claim's check."""
-    pages = {}
     for claim_id, entry in claims().items():
-        if entry.page not in pages:
-            pages[entry.page] = BeautifulSoup(site[f"{entry.page}.html"], "html.parser")
-        link = pages[entry.page].find("a", href=f"checks.html#check-{claim_id}")
+        link = soups[f"{entry.page}.html"].find("a", href=f"checks.html#check-{claim_id}")
         shown = link and link.find_parent(class_=["claim-mark", "claim-verdict"])
         assert shown, f"{claim_id} has no verdict on {entry.page}"
         shape = "claim-verdict" if entry.warning else "claim-mark"
@@ -68,35 +89,65 @@ def test_every_claim_is_marked_on_its_home_page_a_warning_boxed_and_none_drifted
         )
         assert shape in shown["class"], (claim_id, shown["class"])
         assert allowed & set(shown["class"]), (claim_id, shown["class"])
-    drifted = re.compile(r'class="[^"]*(claim-mark|claim-verdict) claim-drifted')
-    assert not [name for name, text in site.items() if drifted.search(text)]
+    drifted = ".claim-mark.claim-drifted, .claim-verdict.claim-drifted"
+    assert not [name for name, soup in soups.items() if soup.select(drifted)]
 
 
-def test_chapter_pages_box_only_warnings_and_keep_marks_closed(site):
+def test_chapter_pages_box_only_warnings_and_keep_marks_closed(soups):
     for page in CHAPTER:
-        text = site[f"{page}.html"]
-        boxes = re.findall(r'class="[^"]*claim-verdict', text)
+        soup = soups[f"{page}.html"]
+        boxes = soup.select(".claim-verdict")
         warnings = [c for c in claims().values() if c.page == page and c.warning]
         assert len(boxes) == len(warnings), page
-        assert not re.search(r"<details[^>]*claim-mark[^>]*\bopen\b", text), page
-        admonitions = re.findall(r'<div class="admonition', text)
+        assert not soup.select("details.claim-mark[open]"), page
+        admonitions = soup.select("div.admonition")
         assert len(admonitions) == len(warnings), f"{page}: boxes that are no warning"
 
 
-def test_no_verify_call_is_shown_to_the_reader(site):
-    for name, text in site.items():
-        calls = re.findall(r'verify</span><span class="p">\(</span><span class="s', text)
-        assert calls == [], name
+def calls_shown(soup: BeautifulSoup, name: str) -> list[str]:
+    """Each call of `name` on a string in the page's highlighted code: Pygments' tokens of a
+    name, then of "(" (class p), then of a string (a class s, s1, s2, sa...), side by side."""
+    found = []
+    for token in soup.find_all("span"):
+        last = token.contents[-1] if token.contents else None
+        if not (isinstance(last, NavigableString) and last.endswith(name)):
+            continue
+        paren = token.next_sibling
+        string = paren.next_sibling if isinstance(paren, Tag) else None
+        if (
+            isinstance(paren, Tag)
+            and (paren.name, paren.get("class"), paren.get_text()) == ("span", ["p"], "(")
+            and isinstance(string, Tag)
+            and string.name == "span"
+            and string.get("class", [""])[0].startswith("s")
+        ):
+            found.append(f"{token.get_text()}({string.get_text()}")
+    return found
 
 
-def test_every_version_note_is_measured_and_linked(site):
-    page = site["version-notes.html"]
-    notes = re.findall(r'<div class="version-note[^"]*">(.*?)</p>\s*</div>', page, re.S)
+def test_a_verify_call_shown_is_found():
+    call = (
+        '<div class="highlight"><pre><span class="n">verify</span><span class="p">(</span>'
+        '<span class="s2">&quot;typed-prng-keys&quot;</span><span class="p">)</span></pre></div>'
+    )
+    assert calls_shown(BeautifulSoup(call, "html.parser"), "verify") == ['verify("typed-prng-keys"']
+    other = call.replace(">verify<", ">print<")
+    assert calls_shown(BeautifulSoup(other, "html.parser"), "verify") == []
+
+
+def test_no_verify_call_is_shown_to_the_reader(soups):
+    for name, soup in soups.items():
+        assert calls_shown(soup, "verify") == [], name
+
+
+def test_every_version_note_is_measured_and_linked(soups):
+    notes = soups["version-notes.html"].select("div.version-note")
     assert len(notes) == (DOCS / "version-notes.md").read_text().count(":::{version-note}")
+    homes = {f"{c.page}.html#{c.label}" for c in claims().values()}  # where each is stated
     for note in notes:
-        measured = text_of(note.split("Measured:")[1])
+        measured = text_of(note).split("Measured:")[1]
         assert re.search(r"[Hh]olds (from JAX \d|in every release measured)", measured), measured
-        assert re.search(r'href="[\w-]+\.html#claim-[\w-]+"', note)
+        assert homes & {tag["href"] for tag in note.find_all(href=True)}, text_of(note)
 
 
 # Claims whose drift under an older release is no statement a reader of the chapter doubts.
@@ -125,13 +176,14 @@ def test_every_claim_that_drifted_under_a_measured_release_has_a_version_note(pa
     assert NOT_NOTED.keys() <= drifted  # a reason for a claim that never drifted is stale
 
 
-def test_the_claims_matrix_links_every_claim_and_scrolls_inside(site):
-    page = site["claims-matrix.html"]
+def test_the_claims_matrix_links_every_claim_and_scrolls_inside(soups):
+    soup = soups["claims-matrix.html"]
+    links = {tag["href"] for tag in soup.find_all(href=True)}
     for claim_id, entry in claims().items():
-        assert f'href="{entry.page}.html#{entry.label}"' in page, claim_id
-    rows = re.findall(r"<tr[^>]*>", page.split("<tbody>")[1])
+        assert f"{entry.page}.html#{entry.label}" in links, claim_id
+    rows = soup.find("tbody").find_all_next("tr")
     assert len(rows) == len(claims())
-    assert '<div class="claims-matrix-scroll' in page
+    assert soup.select_one("div.claims-matrix-scroll")
 
 
 H200_CLAIMS = {
@@ -142,15 +194,15 @@ H200_CLAIMS = {
 }
 
 
-def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(site):
+def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(site, soups):
     """The matrix's H200 column comes from data/backends, judged by the claims as they are
     now; the GPU notes of 2.3, 2.4, 2.6, 2.8 and the zero-copy page each say in one sentence
     what that run recorded."""
-    page = site["claims-matrix.html"]
-    heads = [text_of(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", page, re.S)]
+    table = soups["claims-matrix.html"].select_one("div.claims-matrix-scroll table")
+    heads = [text_of(head) for head in table.select("thead th")]
     column = heads.index("NVIDIA H200, JAX 0.11.2 (2026-11-30)")
-    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", page.split("<tbody>")[1], re.S)
-    there = [text_of(re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)[column]).strip() for row in rows]
+    rows = table.select("tbody tr")
+    there = [text_of(row.find_all(["th", "td"], recursive=False)[column]).strip() for row in rows]
     assert "✗" not in there
     assert {"✓", "○"} <= set(there)
     for name in [
@@ -160,24 +212,22 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
         "pairwise-distances",
         "numpy-to-jax",
     ]:
-        notes = re.findall(
-            r'<div class="backend-note[^"]*">(.*?)</div>', site[f"{name}.html"], re.S
-        )
+        notes = soups[f"{name}.html"].select("div.backend-note")
         assert notes, name
         for note in notes:  # a plain sentence that points to the run, which the overview names
             said = " ".join(text_of(note).split())
             assert said.startswith("On the recorded GPU, "), said
-            assert 'href="overview.html#gpu-record"' in note, note
+            assert note.find(href="overview.html#gpu-record"), note
             assert "Recorded" not in said, said
             assert "H200" not in said, said
             assert said.count(". ") == 0, said
             assert "{{" not in said, said
             assert "claim" not in said, said
-    overview = " ".join(text_of(site["overview.html"]).split())
+    overview = " ".join(text_of(soups["overview.html"]).split())
     run = "on an NVIDIA H200 with JAX 0.11.2, recorded 2026-11-30."
     assert run in overview
     assert not [page for page in PAGES if page != "overview" and run in site[f"{page}.html"]]
-    tf32 = " ".join(text_of(site["pairwise-distances.html"]).split())
+    tf32 = " ".join(text_of(soups["pairwise-distances.html"]).split())
     assert "whose float32 matrix products run in TF32 by default" in tf32
     # the shifted points' error, from the claim's record, not the unshifted points' timings
     recorded = H200_CLAIMS["gram-cancellation-centring-fixes"]["observed"]["largest errors"]
@@ -198,7 +248,7 @@ def test_the_readers_contents_hold_only_the_readers_pages():
     )
 
 
-def test_the_maintainers_pages_are_built_linked_and_out_of_the_readers_sidebar_and_search(site):
+def test_the_maintainers_pages_are_built_linked_and_out_of_the_readers_sidebar_and_search(soups):
     index = (HTML / "searchindex.js").read_text()
     searched = json.loads(re.search(r"Search.setIndex\((.*)\)", index, re.S)[1])
     # Sphinx keeps a `no-search` page among the index's documents, with no title and no word
@@ -215,58 +265,60 @@ def test_the_maintainers_pages_are_built_linked_and_out_of_the_readers_sidebar_a
     assert not hidden & in_words
     assert len(in_words) > len(PAGES) / 2  # the index read as Sphinx writes it
     for page in ["index", *toctree()]:
-        soup = BeautifulSoup(site[f"{page}.html"], "html.parser")
+        soup = soups[f"{page}.html"]
         sidebar = {a["href"].split("#")[0] for a in soup.select(".bd-sidebar-primary a[href]")}
         footer = {a["href"] for a in soup.select(".extra_footer a[href]")}
         assert not {f"{p}.html" for p in BUILD_PAGES} & sidebar, page
         assert footer == {f"{p}.html" for p in BUILD_PAGES}, page
-    overview = BeautifulSoup(site["overview.html"], "html.parser").find("article")
+    overview = soups["overview.html"].find("article")
     assert {f"{p}.html" for p in BUILD_PAGES} <= {
         a["href"] for a in overview.find_all("a", href=True)
     }
 
 
-def test_where_the_pages_compute_is_said_once_in_the_overview_not_on_each_page(site):
+def test_where_the_pages_compute_is_said_once_in_the_overview_not_on_each_page(soups):
     said = "Every page was computed on this machine's CPU"
-    assert said in " ".join(text_of(site["overview.html"]).split())
+    assert said in " ".join(text_of(soups["overview.html"]).split())
     pinned = [page for page in PAGES if PIN_CPU in (DOCS / f"{page}.md").read_text()]
     assert pinned, "no page pins the CPU"
     for page in PAGES:
-        assert "whatever the machine's default device" not in text_of(site[f"{page}.html"]), page
+        text = text_of(soups[f"{page}.html"])
+        assert "whatever the machine's default device" not in text, page
 
 
-def test_sections_are_numbered_from_the_toctree(site):
+def test_sections_are_numbered_from_the_toctree(soups):
     for number, page in enumerate(CHAPTER, start=1):
-        title = re.search(
-            r'<h1>([^<]*<span[^>]*>[^<]*</span>[^<]*)<a class="headerlink"', site[f"{page}.html"]
-        ).group(1)
-        assert text_of(title).startswith(f"2.{number}. "), title
+        heading = soups[f"{page}.html"].select_one("article h1")
+        assert heading.select_one("span.section-number"), heading
+        title = text_of(heading, leaving_out="a.headerlink")
+        assert title.startswith(f"2.{number}. "), title
 
 
-def test_every_figure_has_a_caption_alt_text_and_an_image(site):
+def test_every_figure_has_a_caption_alt_text_and_an_image(soups):
     for page in CHAPTER:
-        images = re.findall(r"<img [^>]*>", site[f"{page}.html"])
-        figures = re.findall(r"<figure.*?</figure>", site[f"{page}.html"], re.S)
+        images = soups[f"{page}.html"].find_all("img")
+        figures = soups[f"{page}.html"].find_all("figure")
         assert len(figures) == len(images), f"{page}: an image outside a figure"
         for figure in figures:
-            alt = re.search(r'alt="([^"]*)"', figure).group(1)
-            src = re.search(r'src="([^"]+)"', figure).group(1)
+            image, caption = figure.find("img"), figure.find("figcaption")
+            assert image, f"{page}: a figure without its image"
+            assert caption, f"{page}: a figure without its caption"
+            alt, src = image["alt"], image["src"]
             assert len(alt) > 20
-            assert "<figcaption>" in figure
-            caption = text_of(figure.split("<figcaption>")[1])
+            caption = text_of(caption)
             assert ("whiskers" in caption) == (WHISKERS_ALT in alt), f"{page}: {alt}"
             assert (HTML / src).stat().st_size > 10_000
 
 
-def test_no_page_leaves_a_plural_to_the_reader(site):
+def test_no_page_leaves_a_plural_to_the_reader(soups):
     for page in PAGES:
-        shown = re.sub(r"<pre.*?</pre>", "", site[f"{page}.html"], flags=re.S)  # code, outputs
-        assert not re.search(r"\w\(s\)", text_of(shown)), page
+        shown = text_of(soups[f"{page}.html"], leaving_out="pre")  # not code, not outputs
+        assert not re.search(r"\w\(s\)", shown), page
 
 
-def test_prose_cites_nothing_the_reader_cannot_see_and_dates_nothing_by_hand(site):
+def test_prose_cites_nothing_the_reader_cannot_see_and_dates_nothing_by_hand(soups):
     for page in PAGES:
-        prose = text_of(site[f"{page}.html"])
+        prose = text_of(soups[f"{page}.html"])
         assert not re.search(r"\bthe course\b", prose, re.I), page
         assert not re.search(r"\b(since|new in|in) JAX 0\.\d", prose, re.I), page
 
@@ -274,9 +326,9 @@ def test_prose_cites_nothing_the_reader_cannot_see_and_dates_nothing_by_hand(sit
 TYPED_COMPARISON = re.compile(r"\d[\d.,]*\s*×\s*(faster|slower|as long)", re.I)
 
 
-def test_every_timing_comparison_shown_is_one_its_cells_made(site, pages):
+def test_every_timing_comparison_shown_is_one_its_cells_made(soups, pages):
     for page in PAGES:
-        spans = BeautifulSoup(site[f"{page}.html"], "html.parser").select("span.comparison")
+        spans = soups[f"{page}.html"].select("span.comparison")
         made = [c["text"] for c in pages[page]["comparisons"]]
         assert sorted(s.get_text() for s in spans) == sorted(made), page
 
@@ -309,13 +361,11 @@ def test_every_timing_comparison_says_what_its_numbers_say(pages):
     assert checked >= 10  # the book compares timings on several pages
 
 
-def test_no_timing_comparison_is_typed_by_hand(site):
+def test_no_timing_comparison_is_typed_by_hand(soups):
     for page in PAGES:
-        soup = BeautifulSoup(site[f"{page}.html"], "html.parser")
-        for made in soup.select("span.comparison, pre"):  # chosen by a cell; code and outputs
-            made.decompose()
-        prose = str(soup)  # code and printed outputs
-        assert not TYPED_COMPARISON.search(text_of(prose)), page
+        # a comparison's span is chosen by a cell; a <pre> holds code or a printed output
+        prose = text_of(soups[f"{page}.html"], leaving_out="span.comparison, pre")
+        assert not TYPED_COMPARISON.search(prose), page
 
 
 def test_every_page_with_visible_code_offers_it_as_a_notebook_of_prose_and_code():
@@ -335,12 +385,44 @@ def test_every_page_with_visible_code_offers_it_as_a_notebook_of_prose_and_code(
         text = "".join(cell.source for cell in notebook.cells)
         assert [word for word in myst + marks if word in text] == [], page
         assert not re.search(r"checked on JAX \d", text), f"{page}: a mark in the notebook"
-        assert not re.search(r'admonition-title">[^<]*</p>\s*<p class="admonition-title', text)
-        assert "<p>" in text, f"{page}: no prose"
         prose = [c.source for c in notebook.cells if c.cell_type == "markdown"]
+        rendered = BeautifulSoup("".join(prose), "html.parser")  # the prose, as the site has it
+        assert doubled_titles(rendered) == [], page
+        assert [p for p in rendered.find_all("p") if not p.attrs], f"{page}: no prose"
         markdown = MarkdownIt("commonmark")  # Jupyter's Markdown keeps raw HTML as CommonMark
         changed = [p for p in prose if not p.startswith("#") and markdown.render(p).strip() != p]
         assert changed == [], f"{page}: prose that Markdown would not keep as written"
+
+
+def doubled_titles(prose: BeautifulSoup) -> list[str]:
+    """Each admonition title followed, with nothing but white space between, by a second
+    plain title (a folded output's "collapsed" and "expanded" titles are one title's states)."""
+    doubled = []
+    for title in prose.select("p.admonition-title"):
+        after = title.next_sibling
+        while isinstance(after, NavigableString) and not after.strip():
+            after = after.next_sibling
+        if (
+            title["class"][-1] == "admonition-title"
+            and isinstance(after, Tag)
+            and after.name == "p"
+            and after.get("class", [""])[0] == "admonition-title"
+        ):
+            doubled.append(title.get_text())
+    return doubled
+
+
+def test_a_doubled_admonition_title_is_found():
+    title = '<div class="admonition warning"><p class="admonition-title">Warning</p>\n{}</div>'
+    twice = title.format('<p class="admonition-title">Warning</p><p>Said.</p>')
+    assert doubled_titles(BeautifulSoup(twice, "html.parser")) == ["Warning"]
+    once = title.format("<p>Said.</p>")
+    assert doubled_titles(BeautifulSoup(once, "html.parser")) == []
+    folded = (
+        '<details class="admonition hide"><summary><p class="collapsed admonition-title">Show'
+        '</p>\n<p class="expanded admonition-title">Hide</p></summary></details>'
+    )
+    assert doubled_titles(BeautifulSoup(folded, "html.parser")) == []
 
 
 def visible_cells(page: str) -> list[str]:
@@ -358,39 +440,34 @@ def read_notebook(page: str) -> nbformat.NotebookNode:
     return nbformat.read(HTML / "_sources" / f"{page}.ipynb", as_version=4)
 
 
-def test_every_page_names_an_icon_that_was_published(site):
-    pages = {name: text for name, text in site.items() if not name.startswith("_static/")}
-    for name, text in pages.items():
-        icon = re.search(r'<link rel="icon" href="([^"]+)"', text)
-        assert icon, f"{name} names no icon, so browsers ask for /favicon.ico"
-        assert (HTML / name).parent.joinpath(icon.group(1)).resolve().is_file(), name
+def test_every_page_names_an_icon_that_was_published(soups):
+    pages = {name: soup for name, soup in soups.items() if not name.startswith("_static/")}
+    for name, soup in pages.items():
+        icons = [link for link in soup.find_all("link", href=True) if link["rel"] == ["icon"]]
+        assert icons, f"{name} names no icon, so browsers ask for /favicon.ico"
+        icon = icons[0]
+        assert (HTML / name).parent.joinpath(icon["href"]).resolve().is_file(), name
 
 
-def article_words(page: str, dropdowns: bool = False, joined: bool = False) -> int:
+def article_words(
+    page: BeautifulSoup, dropdowns: bool = False, joined: bool = False, leaving_out: str = ""
+) -> int:
     """The words of a page's article as a reader sees them: code and printed outputs counted,
-    closed dropdowns (marks, hidden code, folded outputs) left out unless `dropdowns`. Markup
-    separates words, unless `joined` (then `x.sum()` counts once, as str.split counts it)."""
-    body = re.search(r'<article class="bd-article"[^>]*>(.*?)</article>', page, re.S).group(1)
-    body = re.sub(r"<(script|style)[^>]*>.*?</\1>", "", body, flags=re.S)
-    body = re.sub(r'<p class="claim-mark[^"]*">.*?</p>', "", body, flags=re.S)  # a mark alone
-    while not dropdowns:  # innermost dropdowns first, until none is left
-        without = re.sub(r"<details[^>]*>(?:(?!<details).)*?</details>", "", body, flags=re.S)
-        if without == body:
-            break
-        body = without
-    return len(html.unescape(re.sub(r"<[^>]+>", "" if joined else " ", body)).split())
+    closed dropdowns (marks, hidden code, folded outputs) left out unless `dropdowns`, and what
+    the selector `leaving_out` names. Markup separates words, unless `joined` (then `x.sum()`
+    counts once, as str.split counts it)."""
+    left_out = ["script", "style", 'p[class^="claim-mark"]']  # a p: a mark alone
+    left_out += [] if dropdowns else ["details"]
+    left_out += [leaving_out] if leaving_out else []
+    article = page.select_one("article.bd-article")
+    return len(text_of(article, ", ".join(left_out), tags_as="" if joined else " ").split())
 
 
-def reading_words(page: str) -> int:
+def reading_words(page: BeautifulSoup) -> int:
     """The words a reader reads on a page: its article with prose folded into a dropdown
     counted where it stands, a mark's panel and a hidden cell's code left out."""
-    folded = r'<details class="[^"]*(?:claim-mark|claim-check|hide)[^"]*"'
-    while True:  # innermost first
-        inner = r"(?:(?!<details).)*?</details>"
-        without = re.sub(folded + r"[^>]*>" + inner, "", page, flags=re.S)
-        if without == page:
-            return article_words(page, dropdowns=True)
-        page = without
+    folded = ", ".join(f'details[class*="{c}"]' for c in ["claim-mark", "claim-check", "hide"])
+    return article_words(page, dropdowns=True, leaving_out=folded)
 
 
 # Words of the specification's 2.3 and 2.4, counted with str.split over its text (code
@@ -410,62 +487,68 @@ TEN_PAGES = [
 
 
 @pytest.mark.parametrize("page", sorted(SPECIFICATION_WORDS))
-def test_a_long_section_reads_at_most_half_again_the_specifications(site, page):
-    assert article_words(site[f"{page}.html"], joined=True) <= 1.5 * SPECIFICATION_WORDS[page]
+def test_a_long_section_reads_at_most_half_again_the_specifications(soups, page):
+    assert article_words(soups[f"{page}.html"], joined=True) <= 1.5 * SPECIFICATION_WORDS[page]
 
 
-def test_the_chapter_reads_at_most_27000_words(site):
-    assert sum(reading_words(site[f"{page}.html"]) for page in TEN_PAGES) <= 27_000
+def test_the_chapter_reads_at_most_27000_words(soups):
+    assert sum(reading_words(soups[f"{page}.html"]) for page in TEN_PAGES) <= 27_000
 
 
-def test_the_overview_says_what_a_reader_needs_in_at_most_half_its_old_length(site):
-    assert reading_words(site["overview.html"]) <= 1019 // 2
+def test_the_overview_says_what_a_reader_needs_in_at_most_half_its_old_length(soups):
+    assert reading_words(soups["overview.html"]) <= 1019 // 2
 
 
 # What only the build's own pages may show: the framework, its ids and its check code.
 MACHINERY = ["(as expected)", "@claim", "Observation(", "the book expects", "The check:"]
 
 
-def test_no_readers_page_shows_the_checks_machinery_dropdowns_included(site):
+def test_no_readers_page_shows_the_checks_machinery_dropdowns_included(soups):
     from chapter2.claims import claims
 
     ids = sorted(claims(), key=len, reverse=True)
     for page in [*CHAPTER, "cpu-case-study", "numpy-to-jax", "quiz", "cheat-sheet"]:
-        article = re.search(r"<article.*?</article>", site[f"{page}.html"], re.S)[0]
+        article = soups[f"{page}.html"].find("article")
         text = " ".join(text_of(article).split())
         for words in MACHINERY:
             assert words not in text, f"{page} shows {words!r}"
-        words = re.sub(r'<(div|span) class="math.*?</\1>', "", article, flags=re.S)
-        escaped = re.findall(r"\\[\[\]*<>_`]", text_of(words))
+        words = text_of(article, leaving_out='div[class^="math"], span[class^="math"]')
+        escaped = re.findall(r"\\[\[\]*<>_`]", words)
         assert escaped == [], f"{page} shows Markdown escapes {escaped}"
         shown = [i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text)]
         assert shown == [], f"{page} shows claim ids {shown}"
 
 
-def test_the_helpers_page_shows_what_a_reader_calls_in_at_most_3000_words(site):
-    assert article_words(site["helpers.html"], dropdowns=True) <= 3000
+def test_the_helpers_page_shows_what_a_reader_calls_in_at_most_3000_words(soups):
+    assert article_words(soups["helpers.html"], dropdowns=True) <= 3000
 
 
-def test_the_drift_page_sums_up_every_committed_report_newest_first(site):
-    article = re.search(r"<article.*?</article>", site["drift-report.html"], re.S)[0]
-    page = text_of(article)
+def test_the_drift_page_sums_up_every_committed_report_newest_first(soups):
+    article = soups["drift-report.html"].find("article")
     reports = [json.loads(p.read_text()) for p in (ROOT / "data" / "drift").glob("*/report.json")]
     assert reports, "no committed drift report"
+    sections = {  # each section of the page under its heading, in the page's order
+        text_of(heading, leaving_out="a.headerlink"): heading.parent
+        for heading in article.select("section > h2")
+    }
     headings = [f"JAX {r['jax']}" for r in reports]
-    assert sorted(headings, key=page.index) == sorted(
+    assert [h for h in sections if h in headings] == sorted(
         headings, key=lambda h: [int(n) for n in h.split()[1].split(".")], reverse=True
     )
-    from chapter2.releases import baseline_jax
-
     now = len(json.loads((ROOT / f"data/matrix/jax-{baseline_jax()}.json").read_text())["claims"])
     for report in reports:
-        section = page.split(f"JAX {report['jax']}", 1)[1].lstrip("#\n ")
-        assert section.startswith(f"Recorded {report['recorded']} from ")
+        section = sections[f"JAX {report['jax']}"]
+        said = text_of(section.find("p"))  # the first paragraph under the heading
+        assert said.startswith(f"Recorded {report['recorded']} from ")
         stated = "" if report["claims_checked"] == now else f" (the book now states {now})"
-        assert f"{report['claims_checked']} claims checked{stated}: " in section
+        assert f"{report['claims_checked']} claims checked{stated}: " in said
         for cause in report["causes"]:
-            assert cause["name"] in section
-    downloads = re.findall(r'href="_downloads/\w+/report\.md"', site["drift-report.html"])
+            assert cause["name"] in text_of(section)
+    downloads = [
+        tag["href"]
+        for tag in article.find_all(href=True)
+        if re.fullmatch(r"_downloads/\w+/report\.md", tag["href"])  # a path, not HTML
+    ]
     assert len(downloads) == len(reports)
 
 
@@ -558,13 +641,11 @@ def test_a_typed_fact_of_the_machine_is_caught(typed):
 
 
 @pytest.mark.parametrize("page", CHAPTER)
-def test_each_chapter_section_ends_with_further_reading_in_jaxs_documentation(site, page):
-    article = BeautifulSoup(site[f"{page}.html"], "html.parser").find("article")
+def test_each_chapter_section_ends_with_further_reading_in_jaxs_documentation(soups, page):
+    article = soups[f"{page}.html"].find("article")
     last = article.find_all("section")[-1]
-    heading = last.find("h2")
-    for number in heading.select("span.section-number"):
-        number.decompose()
-    assert heading.get_text().rstrip("#") == "Further reading", page
+    heading = text_of(last.find("h2"), leaving_out="span.section-number")
+    assert heading.rstrip("#") == "Further reading", page
     guides = [
         a["href"]
         for a in last.find_all("a", href=True)
@@ -573,10 +654,10 @@ def test_each_chapter_section_ends_with_further_reading_in_jaxs_documentation(si
     assert len(guides) >= 2, (page, guides)
 
 
-def test_every_page_has_a_meta_description_from_its_opening(site):
+def test_every_page_has_a_meta_description_from_its_opening(soups):
     missing = {}
     for page in PAGES:
-        soup = BeautifulSoup(site[f"{page}.html"], "html.parser")
+        soup = soups[f"{page}.html"]
         meta = soup.find("meta", attrs={"name": "description"})
         opening = "".join(soup.find("article").find("p").get_text().split())  # no spaces:
         said = "".join(meta["content"].removesuffix("...").split()) if meta else ""  # one joins
@@ -592,8 +673,8 @@ def test_every_page_has_a_meta_description_from_its_opening(site):
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(])")
 
 
-def sentences(page_html: str) -> list[str]:
-    article = BeautifulSoup(page_html, "html.parser").find("article")
+def sentences(page: BeautifulSoup) -> list[str]:
+    article = copy.copy(page.find("article"))  # a copy to cut from: the page stays whole
     for left_out in article.select("div.cell_input, table, pre, figure, details, .claim-mark"):
         left_out.decompose()
     found = []
@@ -611,7 +692,7 @@ def test_sentences_are_counted_as_the_book_says():
         "this one. 3 more!</p><details><p>Folded. Not counted.</p></details>"
         "<ul><li><p>An item. (A remark.)</p></li></ul><pre>Code. Not counted.</pre></article>"
     )
-    assert sentences(page) == [
+    assert sentences(BeautifulSoup(page, "html.parser")) == [
         "One short sentence.",
         "Then jax.jit compiles 2 programs, e.g. this one.",
         "3 more!",
@@ -620,8 +701,10 @@ def test_sentences_are_counted_as_the_book_says():
     ]
 
 
-def test_the_chapters_sentences_say_one_thing_each(site):
-    counts = {page: [len(s.split()) for s in sentences(site[f"{page}.html"])] for page in TEN_PAGES}
+def test_the_chapters_sentences_say_one_thing_each(soups):
+    counts = {
+        page: [len(s.split()) for s in sentences(soups[f"{page}.html"])] for page in TEN_PAGES
+    }
     every = [n for page in counts.values() for n in page]
     assert max(every) <= 60
     assert sum(n > 40 for n in every) <= 0.03 * len(every)
@@ -629,10 +712,10 @@ def test_the_chapters_sentences_say_one_thing_each(site):
     assert {page: round(a, 1) for page, a in averages.items() if a > 22} == {}
 
 
-def test_no_readers_table_has_more_than_six_columns(site):
+def test_no_readers_table_has_more_than_six_columns(soups):
     wide = {}
     for page in ["index", *toctree()]:
-        for table in BeautifulSoup(site[f"{page}.html"], "html.parser").select("article table"):
+        for table in soups[f"{page}.html"].select("article table"):
             columns = max(len(row.find_all(["th", "td"])) for row in table.find_all("tr"))
             if columns > 6:
                 wide.setdefault(page, []).append(columns)
@@ -707,10 +790,10 @@ def numbers(text: str) -> set[str]:
     return {n for n in found if len(n.replace(".", "")) >= 3 or "." in n}
 
 
-def panels_repeating_their_cell(page: str) -> list[str]:
+def panels_repeating_their_cell(page: BeautifulSoup) -> list[str]:
     """Each mark's panel that repeats a number the output of the reader's cell above it
     printed (the nearest output that is not itself a check's)."""
-    article = BeautifulSoup(page, "html.parser").find("article")
+    article = page.find("article")
     repeating = []
     for mark in article.select("details.claim-mark"):
         panel = mark.select_one("div.sd-summary-content p").get_text(" ")
@@ -729,19 +812,23 @@ def test_a_panel_that_repeats_its_cells_numbers_is_found():
     )
     said = "It counts 1,250,000 flops."
     page = f"<article>{cell}<div class='cell_output'>{mark.format(said)}</div></article>"
-    assert panels_repeating_their_cell(page) == [said]
+
+    def found(page: str) -> list[str]:
+        return panels_repeating_their_cell(BeautifulSoup(page, "html.parser"))
+
+    assert found(page) == [said]
     new = "Ran the cell above again: JAX did as shown."
-    assert panels_repeating_their_cell(page.replace(said, new)) == []
+    assert found(page.replace(said, new)) == []
     other = "For n = 64 it counts 524,290 flops."  # a number the cell did not print
-    assert panels_repeating_their_cell(page.replace(said, other)) == []
+    assert found(page.replace(said, other)) == []
 
 
-def test_a_mark_that_holds_shows_a_check_and_reads_its_words_to_a_screen_reader(site):
+def test_a_mark_that_holds_shows_a_check_and_reads_its_words_to_a_screen_reader(soups):
     reran = 0
     for page in TEN_PAGES:
-        soup = BeautifulSoup(site[f"{page}.html"], "html.parser")
+        soup = soups[f"{page}.html"]
         for mark in soup.select(".claim-mark.claim-holds, .claim-mark.claim-as-specified"):
-            title = mark.find("summary") or mark.find("a")
+            title = copy.copy(mark.find("summary") or mark.find("a"))  # to take its words from
             hidden = title.select_one(".visually-hidden").extract().get_text()
             assert title.get_text().strip() == "✓", (page, title.get_text())
             assert hidden.startswith(("checked on JAX ", "seen on this book's machine (JAX "))
@@ -752,6 +839,6 @@ def test_a_mark_that_holds_shows_a_check_and_reads_its_words_to_a_screen_reader(
     assert reran > 0  # the checks that only ran a cell again have no panel
 
 
-def test_no_mark_repeats_the_numbers_of_the_cell_above_it(site):
-    found = {page: panels_repeating_their_cell(site[f"{page}.html"]) for page in TEN_PAGES}
+def test_no_mark_repeats_the_numbers_of_the_cell_above_it(soups):
+    found = {page: panels_repeating_their_cell(soups[f"{page}.html"]) for page in TEN_PAGES}
     assert {page: panels for page, panels in found.items() if panels} == {}
