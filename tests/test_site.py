@@ -17,6 +17,7 @@ from markdown_it import MarkdownIt
 from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
 from chapter2.claims import Kind, claims
+from chapter2.claims.backends import recorded_runs
 from chapter2.figures import WHISKERS_ALT
 from chapter2.releases import baseline_jax
 from chapter2.timing import times_text
@@ -186,12 +187,9 @@ def test_the_claims_matrix_links_every_claim_and_scrolls_inside(soups):
     assert soup.select_one("div.claims-matrix-scroll")
 
 
-H200_CLAIMS = {
-    c["id"]: c
-    for c in json.loads((ROOT / "data/backends/h200-jax-0.11.2/claims-gpu.json").read_text())[
-        "claims"
-    ]
-}
+# The runs recorded on other backends (data/backends), each a column of the claims matrix.
+RUNS = recorded_runs(ROOT / "data" / "backends")
+[GPU_RUN] = [run for run in RUNS if run["platform"] == "gpu"]
 
 
 def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(site, soups):
@@ -200,7 +198,11 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
     what that run recorded."""
     table = soups["claims-matrix.html"].select_one("div.claims-matrix-scroll table")
     heads = [text_of(head) for head in table.select("thead th")]
-    column = heads.index("NVIDIA H200, JAX 0.11.2 (2026-11-30)")
+    this = next(i for i, head in enumerate(heads) if head.endswith(" (this build)"))
+    # each recorded run's column follows this build's, named by what the run recorded
+    named = [f"{run['device']}, JAX {run['jax']} ({run['recorded']})" for run in RUNS]
+    assert heads[this + 1 :] == named
+    column = this + 1 + RUNS.index(GPU_RUN)
     rows = table.select("tbody tr")
     there = [text_of(row.find_all(["th", "td"], recursive=False)[column]).strip() for row in rows]
     assert "✗" not in there
@@ -224,13 +226,14 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
             assert "{{" not in said, said
             assert "claim" not in said, said
     overview = " ".join(text_of(soups["overview.html"]).split())
-    run = "on an NVIDIA H200 with JAX 0.11.2, recorded 2026-11-30."
+    run = f"on an {GPU_RUN['device']} with JAX {GPU_RUN['jax']}, recorded {GPU_RUN['recorded']}."
     assert run in overview
     assert not [page for page in PAGES if page != "overview" and run in site[f"{page}.html"]]
     tf32 = " ".join(text_of(soups["pairwise-distances.html"]).split())
     assert "whose float32 matrix products run in TF32 by default" in tf32
     # the shifted points' error, from the claim's record, not the unshifted points' timings
-    recorded = H200_CLAIMS["gram-cancellation-centring-fixes"]["observed"]["largest errors"]
+    shifted = GPU_RUN["by_id"]["gram-cancellation-centring-shrinks"]  # recorded as ...-fixes
+    recorded = shifted["observed"]["largest errors"]
     assert f"v3's largest error on these points was {recorded['v3']:.2g}," in tf32
 
 
