@@ -1,6 +1,5 @@
 """The claims registry: every claim holds here, sits on its page, can fail, and reports as data."""
 
-import ast
 import importlib
 import inspect
 import json
@@ -8,6 +7,7 @@ import re
 
 import jax
 import pytest
+from book.dependencies import strings
 from book.record import read_record
 from conftest import DOCS, HTML
 from myst_nb.core.read import read_myst_markdown_notebook
@@ -110,30 +110,14 @@ def test_claim_is_stated_on_its_home_page_then_verified_out_of_sight(claim_id):
     assert ":::{note}" not in between
 
 
-def claims_verified_by(code: str) -> list[str]:
-    """What a cell's code verifies, as Python parses it: the claim each call of `verify`
-    names (the argument's source where it is no string)."""
-    calls = [
-        node
-        for node in ast.walk(ast.parse(code))
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "verify"
-    ]
-    named = []
-    for call in calls:
-        arg = call.args[0] if call.args else call
-        named.append(arg.value if isinstance(arg, ast.Constant) else ast.unparse(arg))
-    return named
-
-
 def test_every_verify_cell_hides_its_input():
-    """Each page's cells as myst-nb reads them for the build (book.dependencies.code_cells):
-    a cell that calls `verify` is tagged, in its metadata, to hide its input or itself."""
+    """Each page's cells as myst-nb reads them for the build: a cell whose code names a claim
+    (as book.dependencies finds the claims a page verifies) is tagged, in its metadata, to
+    hide its input or itself."""
     verified = set()
     for page in sorted(DOCS.glob("*.md")):
         for cell in read_myst_markdown_notebook(page.read_text()).cells:
-            if cell.cell_type != "code" or not (claim_ids := claims_verified_by(cell.source)):
+            if cell.cell_type != "code" or not (claim_ids := strings(cell.source) & set(ALL)):
                 continue
             tags = set(cell.metadata.get("tags", []))
             assert tags & {"remove-input", "remove-cell"}, (page.name, claim_ids, sorted(tags))
