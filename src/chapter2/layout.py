@@ -102,7 +102,7 @@ def past_cache_words(cache_bytes: int | None, side: int | None) -> str:
         )
     return (
         f"So the sums run again at {side:,} × {side:,}, {4 * side * side / 1e6:.0f} MB, twice "
-        "the cache or more. The copies do not: each writes a fresh array that large. With "
+        "the cache or more. The copies do not: each would write a fresh array that large. With "
         "glibc's malloc, its page faults, not its order, would set the time"
     )
 
