@@ -1,13 +1,25 @@
-"""Record the book on another backend (a GPU machine where nothing can be installed).
+"""Record the book on an accelerator: one command, whatever the device.
 
-    python tools/record_backend.py prepare WORK   # here, in the docs environment
-    python WORK/record_backend.py run OUT         # there: JAX, NumPy, Matplotlib, SciPy
+    python tools/record_backend.py prepare WORK         # here, in the docs environment
+    python WORK/record_backend.py run OUT [--part ...]  # there: JAX, SciPy, Matplotlib, optax
+    python tools/record_backend.py unpack OUT/record.tar.gz data/backends/NAME   # here again
 
-`prepare` writes src/, each page as a script, stand-ins for myst_nb and IPython and this file;
-`run` records there the claims, each page's run and `run.json`: a data/backends/ folder.
+`prepare` writes WORK: the package's source, each page's code cells, the records the pages
+read (`data/`), stand-ins for myst_nb and IPython, and this file. `run` records there, part
+by part (`--part`), into a folder that it archives as OUT/record.tar.gz after each part:
+- `claims`: every claim on the default device, and again on the machine's own CPU under the
+  same JAX (the control that tells the device's difference from the release's);
+- `pages`: every page's cells in order, past a failing one; a page that pins the CPU runs on
+  the host (JAX_PLATFORMS=cpu, several at once), every other on the default device, one at a
+  time (a TPU chip serves one process);
+- `numbers`: what the chapter's sections measure on the device (`chapter2.accelerator`);
+- `training`: the training page's model on the device (`chapter2.training_numbers`).
+`unpack` adds an archive's files to a run's folder, so that parts recorded in separate calls
+make one run.
 """
 
 import argparse
+import concurrent.futures
 import datetime as dt
 import importlib.util
 import json
@@ -15,11 +27,15 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# The last line of the setup cell of a page about the CPU (CONTRIBUTING.md, "Writing a page").
+PIN_CPU = 'jax.config.update("jax_default_device", jax.devices("cpu")[0])'
 SHIMS = {
     "myst_nb": '"""Stand-in: print what would be glued."""\n\n\n'
     "def glue(name, value, display=True):\n"
@@ -31,13 +47,27 @@ SHIMS = {
     "class Markdown(str):\n    pass\n\n\n"
     "def display(*objects):\n    print(*objects)\n",
 }
+PARTS = ("claims", "pages", "numbers", "training")
+# What each file of a run holds: written into its run.json, read by chapter2.runs.
+FILES = {
+    "claims": "claims.json",
+    "host claims": "claims-host.json",
+    "pages": "pages.json",
+    "numbers": "numbers.json",
+    "training": "training.json",
+}
 
 
 def page_script(page: Path, prelude: str = "") -> str:
     """A page's code cells, in order, as one plain Python script, after `prelude`."""
+    return "\n\n".join([prelude, *page_cells(page)]).lstrip() + "\n"
+
+
+def page_cells(page: Path) -> tuple[str, ...]:
+    """A page's code cells as myst-nb reads them for execution."""
     from book.dependencies import code_cells  # noqa: PLC0415 (the docs environment only)
 
-    return "\n\n".join([prelude, *code_cells(page.read_text())]).lstrip() + "\n"
+    return code_cells(page.read_text())
 
 
 def run_script(
@@ -45,10 +75,17 @@ def run_script(
 ) -> tuple[int | str, str, float]:
     """A page's script in a fresh interpreter (this one, or `python`): exit status (or
     "timeout"), output, seconds."""
+    return run_command([str(python or sys.executable), str(script)], cwd, env, timeout)
+
+
+def run_command(
+    command: list[str], cwd: Path, env: dict[str, str], timeout: float | None = None
+) -> tuple[int | str, str, float]:
+    """`command` in `cwd`: exit status (or "timeout"), output, seconds."""
     start = time.perf_counter()
     try:
         done = subprocess.run(
-            [str(python or sys.executable), str(script)],
+            command,
             cwd=cwd,
             env={"MPLBACKEND": "Agg", **env},
             capture_output=True,
@@ -68,13 +105,15 @@ def notebook_pages() -> list[Path]:
 
 
 def prepare(work: Path, pages: list[str] | None = None) -> None:
-    """Write WORK: src/, pages/<page>.py, shim/ and this file."""
+    """Write WORK: src/, data/, pages/<page>.json (its cells, and whether it pins the CPU),
+    shim/ and this file."""
     if work.exists():
         msg = f"{work} exists: prepare writes a new folder"
         raise SystemExit(msg)
     shutil.copytree(ROOT / "src", work / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "data", work / "data")  # what the pages read, from docs/../data
     shutil.copy(ROOT / "pyproject.toml", work)  # the baseline pin, read where nothing is installed
-    git = ["git", "rev-parse", "--short", "HEAD"]
+    git = ["git", "describe", "--always", "--dirty"]
     commit = subprocess.run(git, cwd=ROOT, capture_output=True, text=True, check=False).stdout
     (work / "commit").write_text(commit.strip() or "unknown")
     (work / "pages").mkdir()
@@ -85,7 +124,10 @@ def prepare(work: Path, pages: list[str] | None = None) -> None:
         raise SystemExit(msg)
     for page in notebook_pages():
         if pages is None or page.stem in pages:
-            (work / "pages" / f"{page.stem}.py").write_text(page_script(page))
+            cells = page_cells(page)
+            pinned = PIN_CPU in "\n".join(cells)
+            text = json.dumps({"cells": list(cells), "pins the CPU": pinned}, indent=1)
+            (work / "pages" / f"{page.stem}.json").write_text(text + "\n")
     for module, text in SHIMS.items():
         path = work / "shim" / Path(*module.split(".")) / "__init__.py"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -109,57 +151,214 @@ def environment(work: Path) -> dict[str, str]:
     }
 
 
-def run_pages(work: Path, out: Path, env: dict[str, str], timeout: float) -> list[dict]:
-    """Every page script in a scratch folder: status, time and last line (all in pages.log)."""
-    results, log = [], []
-    for script in sorted((work / "pages").glob("*.py")):
-        with tempfile.TemporaryDirectory() as scratch:
-            status, output, seconds = run_script(script, Path(scratch), env, timeout)
-        lines = output.strip().splitlines()
-        last = lines[-1] if lines else ""
-        results.append(
-            {"page": script.stem, "rc": status, "seconds": round(seconds, 1), "last": last}
-        )
-        log.append(f"===== {script.stem} rc={status} {seconds:.1f} s\n{output}")
-        print(script.stem, status, round(seconds, 1), flush=True)
-    (out / "pages.log").write_text("\n".join(log))
-    return results
+def run_cells(page: str, cells: list[str]) -> list[dict]:
+    """Run `cells` in order in one namespace, past any that fails, as a drift build does;
+    each failing cell with its error and the drifted claims that explain it."""
+    from chapter2.claims import ClaimDrift  # noqa: PLC0415 - the package of WORK/src
+    from chapter2.claims.attribution import explain  # noqa: PLC0415
+
+    namespace, failed = {"__name__": "__main__"}, []
+    for i, source in enumerate(cells):
+        print(f"----- cell {i}", flush=True)
+        try:
+            exec(compile(source, f"<{page} cell {i}>", "exec"), namespace)
+        except Exception as err:
+            traceback.print_exc()
+            drift = err if isinstance(err, ClaimDrift) else explain(page, err)
+            failed.append(
+                {
+                    "cell": i,
+                    "error": traceback.format_exception_only(err)[-1].strip().splitlines()[0],
+                    "claims": [v.claim.id for v in drift.verdicts] if drift else [],
+                }
+            )
+    return failed
 
 
-def run(work: Path, out: Path, claims_page: str | None = None, timeout: float = 300) -> dict:
-    """Record claims and pages into OUT; return run.json's data."""
+def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tuple[dict, str]:
+    """One page in a fresh interpreter, in a scratch folder whose ../data is WORK/data."""
+    pinned = json.loads(page.read_text())["pins the CPU"]
+    with tempfile.TemporaryDirectory() as scratch:
+        (Path(scratch) / "docs").mkdir()
+        (Path(scratch) / "data").symlink_to(work / "data")
+        failed = Path(scratch) / "failed.json"
+        command = [sys.executable, str(work / "record_backend.py"), "page", str(page), str(failed)]
+        env = {**env, "JAX_PLATFORMS": "cpu"} if pinned else env
+        status, output, seconds = run_command(command, Path(scratch) / "docs", env, timeout)
+        cells = json.loads(failed.read_text()) if failed.exists() else None
+    result = {
+        "page": page.stem,
+        "on": "host CPU" if pinned else "default device",
+        "rc": status,
+        "seconds": round(seconds, 1),
+        "cells": len(json.loads(page.read_text())["cells"]),
+        "failed cells": cells,
+        "ran to the end": status == 0 and cells is not None,
+    }
+    return result, f"===== {page.stem} rc={status} {seconds:.1f} s\n{output}"
+
+
+def run_pages(work: Path, out: Path, env: dict[str, str], timeout: float, jobs: int) -> list:
+    """Every page: those that pin the CPU `jobs` at a time on the host, the others one at a
+    time on the default device, the two groups at once."""
+    pages = sorted((work / "pages").glob("*.json"))
+    host = [p for p in pages if json.loads(p.read_text())["pins the CPU"]]
+    device = [p for p in pages if p not in host]
+    with concurrent.futures.ThreadPoolExecutor(jobs + 1) as pool:
+        on_device = pool.submit(lambda: [run_page(work, p, env, timeout) for p in device])
+        on_host = [pool.submit(run_page, work, p, env, timeout) for p in host]
+        done = on_device.result() + [f.result() for f in on_host]
+    done.sort(key=lambda r: r[0]["page"])
+    (out / "pages.log").write_text("\n".join(log for _, log in done))
+    for result, _ in done:
+        print(result["page"], result["on"], result["rc"], result["seconds"], flush=True)
+    return [result for result, _ in done]
+
+
+def record_claims(out: Path, env: dict[str, str]) -> dict:
+    """Every claim on the default device and, at once, on this machine's CPU."""
+    commands = {
+        "claims": ({}, out / FILES["claims"]),
+        "host claims": ({"JAX_PLATFORMS": "cpu"}, out / FILES["host claims"]),
+    }
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        running = {
+            name: pool.submit(
+                run_command,
+                [sys.executable, "-m", "chapter2.claims", "--json", str(path)],
+                out,
+                {**env, **extra},
+            )
+            for name, (extra, path) in commands.items()
+        }
+    for name, future in running.items():
+        status, output, seconds = future.result()
+        log = out / f"{name.replace(' ', '-')}.log"
+        log.write_text(output)
+        if not commands[name][1].exists():
+            msg = f"the claims CLI wrote nothing (exit {status}); its output is in {log}"
+            raise SystemExit(msg)
+        print(f"{name}: exit {status}, {seconds:.0f} s", flush=True)
+    return json.loads((out / FILES["claims"]).read_text())
+
+
+def run_module(module: str, out: Path, env: dict[str, str], quick: bool) -> None:
+    """`python -m module OUT/<file>` (with --quick), its output logged beside it."""
+    name = {"chapter2.accelerator": "numbers", "chapter2.training_numbers": "training"}[module]
+    command = [sys.executable, "-m", module, str(out / FILES[name]), *(["--quick"] * quick)]
+    status, output, seconds = run_command(command, out, env)
+    (out / f"{name}.log").write_text(output)
+    print(f"{name}: exit {status}, {seconds:.0f} s", flush=True)
+
+
+def describe(out: Path, work: Path, parts: list[str], argv: list[str]) -> dict:
+    """run.json: the device, the software, the date, the command and the files."""
+    import jax  # noqa: PLC0415 - there, after the parts ran (it holds no device open long)
+    import jaxlib  # noqa: PLC0415
+
+    from chapter2.environment import cpu_model, xla_cores  # noqa: PLC0415
+
+    verdicts = json.loads((out / FILES["claims"]).read_text()) if "claims" in parts else None
+    numbers = json.loads((out / FILES["numbers"]).read_text()) if "numbers" in parts else None
+    facts = (verdicts or {}).get("claims", [{}])[0] or (numbers or {}).get("device", {})
+    if not facts:
+        facts = {"platform": jax.devices()[0].platform, "device": jax.devices()[0].device_kind}
+    return {
+        "device": facts["device"],
+        "platform": facts["platform"],
+        "jax": jax.__version__,
+        "jaxlib": jaxlib.__version__,
+        "python": sys.version.split()[0],
+        "host": {"cpu": cpu_model(), "cores": xla_cores()},
+        "recorded": dt.datetime.now(dt.UTC).date().isoformat(),
+        "parts": {
+            part: f"python record_backend.py {' '.join(argv)}, made by tools/record_backend.py "
+            f"at {(work / 'commit').read_text()}"
+            for part in parts
+        },
+        "files": {k: v for k, v in FILES.items() if (out / v).exists()},
+    }
+
+
+def run(
+    work: Path,
+    out: Path,
+    parts: list[str],
+    quick: bool,
+    timeout: float,
+    jobs: int,
+    saved: Path | None = None,
+) -> dict:
+    """Record `parts` into OUT/record/, archived after each part as `saved` (by default
+    OUT/record.tar.gz)."""
     if not (work / "src" / "chapter2").is_dir():
         msg = f"{work} is not a folder made by `prepare`: run the copy of this file there"
         raise SystemExit(msg)
     if out.exists() and any(out.iterdir()):
         msg = f"{out} is not empty: run writes a new record"
         raise SystemExit(msg)
-    out.mkdir(parents=True, exist_ok=True)
+    folder = out / "record"
+    folder.mkdir(parents=True)
     env = environment(work)
-    command = [sys.executable, "-m", "chapter2.claims", "--json", str(out / "claims.json")]
-    if claims_page:
-        command += ["--page", claims_page]
-    claims = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    code = claims.returncode
-    (out / "claims.log").write_text(claims.stdout + claims.stderr)
-    if not (out / "claims.json").exists():
-        msg = f"the claims CLI wrote nothing (exit {code}); its output is in {out / 'claims.log'}"
-        raise SystemExit(msg)
-    pages = run_pages(work, out, env, timeout)
-    (out / "pages.json").write_text(json.dumps(pages, indent=1) + "\n")
-    claims = json.loads((out / "claims.json").read_text())
-    first = claims["claims"][0]  # every verdict names the device it was reached on
-    record = {
-        **{k: first[k] for k in ("jax", "jaxlib", "platform", "device")},
-        "python": claims["python"],
-        "recorded": dt.date.today().isoformat(),
-        "claims": "claims.json",
-        "pages": "pages.json",
-        "made": f"tools/record_backend.py at commit {(work / 'commit').read_text()}: "
-        f"{sum(p['rc'] == 0 for p in pages)} of {len(pages)} pages ran to the end",
-    }
-    (out / "run.json").write_text(json.dumps(record, indent=2) + "\n")
+    saved = saved or out / "record.tar.gz"
+    argv = ["run", "OUT", "--part", *parts, *(["--quick"] * quick)]
+    for part in parts:
+        start = time.perf_counter()
+        if part == "claims":
+            record_claims(folder, env)
+        elif part == "pages":
+            pages = run_pages(work, folder, env, timeout, jobs)
+            (folder / FILES["pages"]).write_text(json.dumps(pages, indent=1) + "\n")
+        elif part == "numbers":
+            run_module("chapter2.accelerator", folder, env, quick)
+        else:
+            run_module("chapter2.training_numbers", folder, env, quick)
+        print(f"== {part}: {time.perf_counter() - start:.0f} s", flush=True)
+        archive(folder, saved)
+    record = describe(folder, work, parts, argv)
+    (folder / "run.json").write_text(json.dumps(record, indent=2) + "\n")
+    archive(folder, saved)
     return record
+
+
+def archive(folder: Path, path: Path) -> None:
+    """`folder`'s files as one gzipped tar, written whole or not at all."""
+    partial = path.with_suffix(".partial")
+    with tarfile.open(partial, "w:gz") as tar:
+        for file in sorted(folder.iterdir()):
+            tar.add(file, arcname=file.name)
+    partial.replace(path)
+
+
+def unpack(path: Path, folder: Path) -> dict:
+    """Add the files of the archive at `path` to the run in `folder`: run.json's parts and
+    files are merged with those already there, and nothing recorded is overwritten."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(path) as tar, tempfile.TemporaryDirectory() as scratch:
+        tar.extractall(scratch, filter="data")
+        new = json.loads((Path(scratch) / "run.json").read_text())
+        old_path = folder / "run.json"
+        old = json.loads(old_path.read_text()) if old_path.exists() else None
+        if old and (old["device"], old["jax"]) != (new["device"], new["jax"]):
+            msg = f"{folder} holds a run of {old['device']} with JAX {old['jax']}"
+            raise SystemExit(msg)
+        clash = sorted(
+            p.name
+            for p in Path(scratch).iterdir()
+            if p.name != "run.json" and (folder / p.name).exists()
+        )
+        if clash:
+            msg = f"{folder} already holds {', '.join(clash)}: a recorded file is never replaced"
+            raise SystemExit(msg)
+        for file in Path(scratch).iterdir():
+            if file.name != "run.json":
+                shutil.copy(file, folder / file.name)
+    if old:
+        new["parts"] = {**old["parts"], **new["parts"]}
+        new["files"] = {**old["files"], **new["files"]}
+        new["recorded"] = min(old["recorded"], new["recorded"])
+    old_path.write_text(json.dumps(new, indent=2) + "\n")
+    return new
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,14 +369,29 @@ def main(argv: list[str] | None = None) -> int:
     ready.add_argument("--pages", nargs="+", help="only these pages (all by default)")
     there = steps.add_parser("run", help="record, on the other machine, from the folder")
     there.add_argument("out", type=Path)
-    there.add_argument("--claims-page", help="only this page's claims (all by default)")
+    there.add_argument("--part", nargs="+", choices=PARTS, default=list(PARTS))
+    there.add_argument("--quick", action="store_true", help="small sizes, to try it out")
     there.add_argument("--timeout", type=float, default=300, help="seconds per page")
+    there.add_argument("--jobs", type=int, default=4, help="pages run on the host at once")
+    there.add_argument("--archive", type=Path, help="where (OUT/record.tar.gz by default)")
+    page = steps.add_parser("page", help="(run's own) one page's cells, past failures")
+    page.add_argument("cells", type=Path)
+    page.add_argument("failed", type=Path)
+    back = steps.add_parser("unpack", help="add a recorded archive to a run's folder")
+    back.add_argument("archive", type=Path)
+    back.add_argument("folder", type=Path)
     args = parser.parse_args(argv)
     if args.step == "prepare":
         prepare(args.work, args.pages)
-    else:
-        record = run(Path(__file__).resolve().parent, args.out, args.claims_page, args.timeout)
+    elif args.step == "run":
+        work = Path(__file__).resolve().parent
+        record = run(work, args.out, args.part, args.quick, args.timeout, args.jobs, args.archive)
         print(json.dumps(record, indent=2))
+    elif args.step == "page":
+        cells = json.loads(args.cells.read_text())["cells"]
+        args.failed.write_text(json.dumps(run_cells(args.cells.stem, cells)) + "\n")
+    else:
+        print(json.dumps(unpack(args.archive, args.folder), indent=2))
     return 0
 
 

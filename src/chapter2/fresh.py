@@ -39,14 +39,24 @@ class ProbeFailed(RuntimeError):
     """A probe exited with an error; the message carries its stderr."""
 
 
+# Accelerators one process at a time can hold: a child of a process that holds one runs on
+# the machine's CPU (the TPU's runtime refuses a second process the chip).
+ONE_PROCESS = ("tpu",)
+
+
 def pinned_platform() -> dict[str, str]:
-    """`JAX_PLATFORMS` for a probe started by a process that pinned its default device (a
-    page about the CPU, on a machine whose default device is a GPU): the probe runs there too."""
+    """`JAX_PLATFORMS` for a probe started by this process: the platform it pinned as its
+    default device (a page about the CPU, on a machine whose default device is an
+    accelerator), or the CPU where this process holds a device of ONE_PROCESS."""
     jax = sys.modules.get("jax")
-    device = jax.config.jax_default_device if jax else None
-    if device is None:
+    if jax is None:
         return {}
-    return {"JAX_PLATFORMS": device if isinstance(device, str) else device.platform}
+    device = jax.config.jax_default_device
+    if device is not None:
+        return {"JAX_PLATFORMS": device if isinstance(device, str) else device.platform}
+    if jax.devices()[0].platform in ONE_PROCESS:
+        return {"JAX_PLATFORMS": "cpu"}
+    return {}
 
 
 def _run(

@@ -10,9 +10,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from chapter2.cannot_check import CannotCheck
 from chapter2.claims.registry import Observation, claim, counted, listed
 from chapter2.compiles import CompileCounter, explained_cache_misses
-from chapter2.fresh import run_probe
+from chapter2.environment import default_device
+from chapter2.fresh import ONE_PROCESS, run_probe
 
 
 def _times(n: int) -> str:
@@ -311,8 +313,21 @@ def _cache_defaults() -> Observation:
     )
 
 
+def second_process_on_the_device() -> None:
+    """CannotCheck where a second process cannot open the default device: the persistent
+    cache's claims are about two processes compiling for the same device."""
+    platform = default_device().platform
+    if platform in ONE_PROCESS:
+        msg = (
+            f"a second process cannot open the {platform.upper()} while the first holds it: "
+            "one process at a time holds the chip"
+        )
+        raise CannotCheck(msg)
+
+
 @claim("persistent-cache-across-processes")
 def _persistent_cache() -> Observation:
+    second_process_on_the_device()
     with tempfile.TemporaryDirectory() as folder:
         first = json.loads(run_probe("persistent_cache", folder))
         second = json.loads(run_probe("persistent_cache", folder))
@@ -340,6 +355,7 @@ def _persistent_cache() -> Observation:
 
 @claim("cache-folder-read-at-first-use")
 def _cache_folder_late() -> Observation:
+    second_process_on_the_device()
     with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
         found = json.loads(run_probe("persistent_cache", "--late", first, second))
     return Observation(
