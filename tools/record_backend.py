@@ -23,6 +23,7 @@ import concurrent.futures
 import datetime as dt
 import importlib.util
 import json
+import linecache
 import os
 import shutil
 import subprocess
@@ -160,8 +161,10 @@ def run_cells(page: str, cells: list[str]) -> list[dict]:
     namespace, failed = {"__name__": "__main__"}, []
     for i, source in enumerate(cells):
         print(f"----- cell {i}", flush=True)
+        name = f"<{page} cell {i}>"  # its lines kept, as IPython keeps them, for `inspect`
+        linecache.cache[name] = (len(source), None, source.splitlines(keepends=True), name)
         try:
-            exec(compile(source, f"<{page} cell {i}>", "exec"), namespace)
+            exec(compile(source, name, "exec"), namespace)
         except Exception as err:
             traceback.print_exc()
             drift = err if isinstance(err, ClaimDrift) else explain(page, err)
@@ -251,32 +254,47 @@ def run_module(module: str, out: Path, env: dict[str, str], quick: bool) -> None
     print(f"{name}: exit {status}, {seconds:.0f} s", flush=True)
 
 
-def describe(out: Path, work: Path, parts: list[str], argv: list[str]) -> dict:
-    """run.json: the device, the software, the date, the command and the files."""
-    import jax  # noqa: PLC0415 - there, after the parts ran (it holds no device open long)
-    import jaxlib  # noqa: PLC0415
+HOST_FACTS = """
+import json, platform, jax, jaxlib
+from chapter2.environment import cpu_model, xla_cores
+print(json.dumps({"jax": jax.__version__, "jaxlib": jaxlib.__version__,
+                  "python": platform.python_version(), "cpu": cpu_model(), "cores": xla_cores()}))
+"""
 
-    from chapter2.environment import cpu_model, xla_cores  # noqa: PLC0415
 
-    verdicts = json.loads((out / FILES["claims"]).read_text()) if "claims" in parts else None
-    numbers = json.loads((out / FILES["numbers"]).read_text()) if "numbers" in parts else None
-    facts = (verdicts or {}).get("claims", [{}])[0] or (numbers or {}).get("device", {})
-    if not facts:
-        facts = {"platform": jax.devices()[0].platform, "device": jax.devices()[0].device_kind}
+def host_facts(folder: Path, env: dict[str, str]) -> None:
+    """host.json: the software there and the host's CPU, read in the environment the parts
+    run in (no device is opened)."""
+    command = [sys.executable, "-c", HOST_FACTS]
+    status, output, _ = run_command(command, folder, {**env, "JAX_PLATFORMS": "cpu"})
+    if status != 0:
+        msg = f"could not read the host's facts (exit {status}):\n{output}"
+        raise SystemExit(msg)
+    (folder / "host.json").write_text(output.strip().splitlines()[-1] + "\n")
+
+
+def describe(folder: Path, made: str, parts: list[str]) -> dict:
+    """run.json from the files in `folder`: the device and the software (as the claims, the
+    numbers or the training recorded them), the host, the date, what made each part."""
+    device = {}
+    for name in ("training", "numbers", "claims"):  # each names the device it ran on
+        path = folder / FILES[name]
+        if path.exists():
+            data = json.loads(path.read_text())
+            device = data["claims"][0] if name == "claims" else data["device"]
+    host = json.loads((folder / "host.json").read_text()) if (folder / "host.json").exists() else {}
+    # the claims CLI records the software and the date it ran on; host.json the software
+    software = host or json.loads((folder / FILES["claims"]).read_text())
     return {
-        "device": facts["device"],
-        "platform": facts["platform"],
-        "jax": jax.__version__,
-        "jaxlib": jaxlib.__version__,
-        "python": sys.version.split()[0],
-        "host": {"cpu": cpu_model(), "cores": xla_cores()},
-        "recorded": dt.datetime.now(dt.UTC).date().isoformat(),
-        "parts": {
-            part: f"python record_backend.py {' '.join(argv)}, made by tools/record_backend.py "
-            f"at {(work / 'commit').read_text()}"
-            for part in parts
-        },
-        "files": {k: v for k, v in FILES.items() if (out / v).exists()},
+        "device": device["device"],
+        "platform": device["platform"],
+        "jax": software["jax"],
+        "jaxlib": software["jaxlib"],
+        "python": software["python"],
+        "host": {k: host[k] for k in ("cpu", "cores")} if host else None,
+        "recorded": software.get("recorded") or dt.datetime.now(dt.UTC).date().isoformat(),
+        "parts": dict.fromkeys(parts, made),
+        "files": {k: v for k, v in FILES.items() if (folder / v).exists()},
     }
 
 
@@ -302,6 +320,11 @@ def run(
     env = environment(work)
     saved = saved or out / "record.tar.gz"
     argv = ["run", "OUT", "--part", *parts, *(["--quick"] * quick)]
+    made = (
+        f"python record_backend.py {' '.join(argv)}, made by tools/record_backend.py at "
+        f"commit {(work / 'commit').read_text()}"
+    )
+    host_facts(folder, env)
     for part in parts:
         start = time.perf_counter()
         if part == "claims":
@@ -315,7 +338,7 @@ def run(
             run_module("chapter2.training_numbers", folder, env, quick)
         print(f"== {part}: {time.perf_counter() - start:.0f} s", flush=True)
         archive(folder, saved)
-    record = describe(folder, work, parts, argv)
+    record = describe(folder, made, parts)
     (folder / "run.json").write_text(json.dumps(record, indent=2) + "\n")
     archive(folder, saved)
     return record
@@ -332,31 +355,42 @@ def archive(folder: Path, path: Path) -> None:
 
 def unpack(path: Path, folder: Path) -> dict:
     """Add the files of the archive at `path` to the run in `folder`: run.json's parts and
-    files are merged with those already there, and nothing recorded is overwritten."""
+    files are merged with those already there; a page run again is added to pages.json
+    beside its earlier run (the later one counts); no other recorded file is replaced."""
     folder.mkdir(parents=True, exist_ok=True)
     with tarfile.open(path) as tar, tempfile.TemporaryDirectory() as scratch:
         tar.extractall(scratch, filter="data")
-        new = json.loads((Path(scratch) / "run.json").read_text())
+        got = Path(scratch)
+        new = json.loads((got / "run.json").read_text())
         old_path = folder / "run.json"
         old = json.loads(old_path.read_text()) if old_path.exists() else None
         if old and (old["device"], old["jax"]) != (new["device"], new["jax"]):
             msg = f"{folder} holds a run of {old['device']} with JAX {old['jax']}"
             raise SystemExit(msg)
+        merged = {"run.json", FILES["pages"], "pages.log"}
         clash = sorted(
-            p.name
-            for p in Path(scratch).iterdir()
-            if p.name != "run.json" and (folder / p.name).exists()
+            p.name for p in got.iterdir() if p.name not in merged and (folder / p.name).exists()
         )
         if clash:
             msg = f"{folder} already holds {', '.join(clash)}: a recorded file is never replaced"
             raise SystemExit(msg)
-        for file in Path(scratch).iterdir():
-            if file.name != "run.json":
+        for file in got.iterdir():
+            if file.name == FILES["pages"] and (folder / file.name).exists():
+                pages = json.loads((folder / file.name).read_text())
+                pages += [
+                    {**p, "made": new["parts"]["pages"]} for p in json.loads(file.read_text())
+                ]
+                (folder / file.name).write_text(json.dumps(pages, indent=1) + "\n")
+            elif file.name == "pages.log" and (folder / file.name).exists():
+                with (folder / file.name).open("a") as log:
+                    log.write("\n" + file.read_text())
+            elif file.name != "run.json":
                 shutil.copy(file, folder / file.name)
     if old:
         new["parts"] = {**old["parts"], **new["parts"]}
         new["files"] = {**old["files"], **new["files"]}
         new["recorded"] = min(old["recorded"], new["recorded"])
+        new["host"] = new["host"] or old["host"]
     old_path.write_text(json.dumps(new, indent=2) + "\n")
     return new
 
