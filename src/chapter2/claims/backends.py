@@ -9,7 +9,10 @@ from chapter2.claims.registry import Claim, Kind, Observation, judged
 YNN = ("cpu", "YNNPACK is a CPU library that only XLA's CPU backend calls")
 HOST_MEMORY = (
     "cpu",
-    "a GPU's device_put copies the array into the device's own memory, whatever its layout",
+    (
+        "an accelerator's device_put copies the array into the device's own memory, whatever "
+        "its layout"
+    ),
 )
 CPU_COMPILER_TEXT = ("cpu", "the check reads what XLA's CPU compiler prints")
 CPU_THREADS = ("cpu", "the threads are those of XLA's CPU client")

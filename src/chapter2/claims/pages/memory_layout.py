@@ -33,7 +33,22 @@ def _with(yes: bool) -> str:
     return "with" if yes else "without"
 
 
-@claim("row-major-default")
+@claim(
+    "row-major-default",
+    expected_on={
+        "tpu": (
+            {
+                "major_to_minor": [1, 0],
+                "entry_computation_layout": "(f32[6,4]{0,1:T(4,128)})->f32[6,4]{0,1:T(4,128)}",
+            },
+            (
+                "XLA's TPU backend chooses each array's layout from its shape, in tiles: a 6 × "
+                "4 array gets its first dimension minor, in tiles of 4 × 128, while a 1024 × "
+                "1024 one is row-major in tiles of 8 × 128"
+            ),
+        )
+    },
+)
 def _row_major_default() -> Observation:
     x = jnp.ones((6, 4), jnp.float32)
     order = list(major_to_minor(x))
@@ -83,12 +98,20 @@ def _transpose_materialized() -> Observation:
 @claim(
     "transpose-absorbed",
     expected_on={
+        "tpu": (
+            {"dot contracts lhs dimension 0": False},
+            (
+                "XLA's TPU compiler turns each product into a `convolution` inside a fusion, so"
+                " its optimized HLO holds no `dot` whose contracting dimensions could be read; "
+                "no transpose instruction is left either"
+            ),
+        ),
         "gpu": (
             {"dot contracts lhs dimension 0": False},
             "the GPU's optimized HLO shows no lhs_contracting_dims={0}: the product goes to "
             "the GPU's matrix library with operand layouts XLA chooses; no transpose "
             "instruction is left either",
-        )
+        ),
     },
 )
 def _transpose_absorbed() -> Observation:

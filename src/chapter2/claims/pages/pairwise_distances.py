@@ -43,7 +43,18 @@ def _same_key_prefix() -> Observation:
 ONE_PASS = ["broadcast", "subtract", "multiply", "reduce", "sqrt"]  # v1's work, in order
 
 
-@claim("vmap-and-broadcast-compile-alike")
+@claim(
+    "vmap-and-broadcast-compile-alike",
+    expected_on={
+        "tpu": (
+            {"v0 and v1 at d = 64 and 3: one __ynn_fusion each, alike, doing all the work": False},
+            (
+                "the TPU has no YNNPACK: v0 and v1 compile alike to a loop fusion that "
+                "subtracts, squares and sums, and a kernel for the square root"
+            ),
+        )
+    },
+)
 def _v0_v1() -> Observation:
     X, Y = _points()
     v0, v1 = dist.evidence(dist.distances_v0, X, Y), dist.evidence(dist.distances_v1, X, Y)
@@ -180,7 +191,18 @@ def _v1_forced() -> Observation:
     )
 
 
-@claim("gram-one-dot-fewer-flops")
+@claim(
+    "gram-one-dot-fewer-flops",
+    expected_on={
+        "tpu": (
+            {"dots": 0},
+            (
+                "XLA's TPU compiler turns each product into a `convolution` inside a fusion, so"
+                " its optimized HLO holds no `dot`"
+            ),
+        )
+    },
+)
 def _v2() -> Observation:
     X, Y = _points()
     v1, v2 = dist.evidence(dist.distances_v1, X, Y), dist.evidence(dist.distances_v2, X, Y)
@@ -199,7 +221,19 @@ def _v2() -> Observation:
     )
 
 
-@claim("gram-epilogue-in-product-fusion")
+@claim(
+    "gram-epilogue-in-product-fusion",
+    expected_on={
+        "tpu": (
+            {"kernels": 3, "is a __ynn_fusion": False, "body holds all of them": False},
+            (
+                "the TPU has no YNNPACK: the two squared norms are kernels of their own, and "
+                "the product (a `convolution`) shares its fusion with the rest of the Gram "
+                "identity"
+            ),
+        )
+    },
+)
 def _v2_one_fusion() -> Observation:
     hlo = compiled_text(dist.distances_v2, *_points())
     found = kernels(hlo)
@@ -224,13 +258,21 @@ def _v2_one_fusion() -> Observation:
 @claim(
     "gram-cancellation-centring-shrinks",
     expected_on={
+        "tpu": (
+            {"v1 and v3 errors below 1e-4": False},
+            (
+                "under JAX's default matmul precision the TPU multiplies float32 matrices in "
+                "bfloat16, and v3 computes a product too, so its error rises above 1e-4; under "
+                'jax.default_matmul_precision("highest") the products keep float32\'s precision'
+            ),
+        ),
         "gpu": (
             {"v1 and v3 errors below 1e-4": False},
             "under JAX's default matmul precision, XLA on NVIDIA GPUs from Ampere on computes "
             "float32 matrix products in TF32 (10 of float32's 23 mantissa bits), and v3 "
             "computes a product too, so its error rises above 1e-4; under "
             'jax.default_matmul_precision("highest") the products run in full float32',
-        )
+        ),
     },
 )
 def _cancellation() -> Observation:
