@@ -245,10 +245,14 @@ def record_claims(out: Path, env: dict[str, str]) -> dict:
     return json.loads((out / FILES["claims"]).read_text())
 
 
-def run_module(module: str, out: Path, env: dict[str, str], quick: bool) -> None:
-    """`python -m module OUT/<file>` (with --quick), its output logged beside it."""
+def run_module(
+    module: str, out: Path, env: dict[str, str], quick: bool, only: list[str] | None = None
+) -> None:
+    """`python -m module OUT/<file>` (with --quick, and --part `only`), its output logged
+    beside it."""
     name = {"chapter2.accelerator": "numbers", "chapter2.training_numbers": "training"}[module]
     command = [sys.executable, "-m", module, str(out / FILES[name]), *(["--quick"] * quick)]
+    command += ["--part", *only] if only else []
     status, output, seconds = run_command(command, out, env)
     (out / f"{name}.log").write_text(output)
     print(f"{name}: exit {status}, {seconds:.0f} s", flush=True)
@@ -306,6 +310,7 @@ def run(
     timeout: float,
     jobs: int,
     saved: Path | None = None,
+    numbers: list[str] | None = None,
 ) -> dict:
     """Record `parts` into OUT/record/, archived after each part as `saved` (by default
     OUT/record.tar.gz)."""
@@ -320,6 +325,7 @@ def run(
     env = environment(work)
     saved = saved or out / "record.tar.gz"
     argv = ["run", "OUT", "--part", *parts, *(["--quick"] * quick)]
+    argv += ["--numbers", *(repr(n) for n in numbers)] if numbers else []
     made = (
         f"python record_backend.py {' '.join(argv)}, made by tools/record_backend.py at "
         f"commit {(work / 'commit').read_text()}"
@@ -333,7 +339,7 @@ def run(
             pages = run_pages(work, folder, env, timeout, jobs)
             (folder / FILES["pages"]).write_text(json.dumps(pages, indent=1) + "\n")
         elif part == "numbers":
-            run_module("chapter2.accelerator", folder, env, quick)
+            run_module("chapter2.accelerator", folder, env, quick, numbers)
         else:
             run_module("chapter2.training_numbers", folder, env, quick)
         print(f"== {part}: {time.perf_counter() - start:.0f} s", flush=True)
@@ -353,10 +359,18 @@ def archive(folder: Path, path: Path) -> None:
     partial.replace(path)
 
 
-def unpack(path: Path, folder: Path) -> dict:
+# The files a part writes: a part recorded again replaces them (`unpack --again`).
+PART_FILES = {
+    "claims": ["claims.json", "claims-host.json", "claims.log", "host-claims.log"],
+    "training": ["training.json", "training.log"],
+}
+
+
+def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
     """Add the files of the archive at `path` to the run in `folder`: run.json's parts and
     files are merged with those already there; a page run again is added to pages.json
-    beside its earlier run (the later one counts); no other recorded file is replaced."""
+    beside its earlier run (the later one counts), numbers of parts not yet recorded join
+    numbers.json, logs are appended; no other recorded file is replaced."""
     folder.mkdir(parents=True, exist_ok=True)
     with tarfile.open(path) as tar, tempfile.TemporaryDirectory() as scratch:
         tar.extractall(scratch, filter="data")
@@ -367,7 +381,7 @@ def unpack(path: Path, folder: Path) -> dict:
         if old and (old["device"], old["jax"]) != (new["device"], new["jax"]):
             msg = f"{folder} holds a run of {old['device']} with JAX {old['jax']}"
             raise SystemExit(msg)
-        merged = {"run.json", FILES["pages"], "pages.log"}
+        merged = {"run.json", FILES["pages"], FILES["numbers"], "pages.log", "numbers.log"}
         clash = sorted(
             p.name for p in got.iterdir() if p.name not in merged and (folder / p.name).exists()
         )
@@ -381,7 +395,16 @@ def unpack(path: Path, folder: Path) -> dict:
                     {**p, "made": new["parts"]["pages"]} for p in json.loads(file.read_text())
                 ]
                 (folder / file.name).write_text(json.dumps(pages, indent=1) + "\n")
-            elif file.name == "pages.log" and (folder / file.name).exists():
+            elif file.name == FILES["numbers"] and (folder / file.name).exists():
+                numbers = json.loads((folder / file.name).read_text())
+                added = json.loads(file.read_text())
+                again = sorted(set(added) & set(numbers) - {"device"})
+                if again:
+                    msg = f"{folder} already holds the numbers of {', '.join(again)}"
+                    raise SystemExit(msg)
+                numbers |= {k: v for k, v in added.items() if k != "device"}
+                (folder / file.name).write_text(json.dumps(numbers, indent=1) + "\n")
+            elif file.name.endswith(".log") and (folder / file.name).exists():
                 with (folder / file.name).open("a") as log:
                     log.write("\n" + file.read_text())
             elif file.name != "run.json":
@@ -408,24 +431,35 @@ def main(argv: list[str] | None = None) -> int:
     there.add_argument("--timeout", type=float, default=300, help="seconds per page")
     there.add_argument("--jobs", type=int, default=4, help="pages run on the host at once")
     there.add_argument("--archive", type=Path, help="where (OUT/record.tar.gz by default)")
+    there.add_argument("--numbers", nargs="+", help="only these parts of chapter2.accelerator")
     page = steps.add_parser("page", help="(run's own) one page's cells, past failures")
     page.add_argument("cells", type=Path)
     page.add_argument("failed", type=Path)
     back = steps.add_parser("unpack", help="add a recorded archive to a run's folder")
     back.add_argument("archive", type=Path)
     back.add_argument("folder", type=Path)
+    back.add_argument("--again", nargs="+", choices=list(PART_FILES), help="parts recorded anew")
     args = parser.parse_args(argv)
     if args.step == "prepare":
         prepare(args.work, args.pages)
     elif args.step == "run":
         work = Path(__file__).resolve().parent
-        record = run(work, args.out, args.part, args.quick, args.timeout, args.jobs, args.archive)
+        record = run(
+            work,
+            args.out,
+            args.part,
+            args.quick,
+            args.timeout,
+            args.jobs,
+            args.archive,
+            args.numbers,
+        )
         print(json.dumps(record, indent=2))
     elif args.step == "page":
         cells = json.loads(args.cells.read_text())["cells"]
         args.failed.write_text(json.dumps(run_cells(args.cells.stem, cells)) + "\n")
     else:
-        print(json.dumps(unpack(args.archive, args.folder), indent=2))
+        print(json.dumps(unpack(args.archive, args.folder, args.again), indent=2))
     return 0
 
 

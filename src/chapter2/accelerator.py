@@ -444,6 +444,60 @@ def distances(quick: bool, roofs_record: dict | None) -> dict:
     }
 
 
+def rotating(f: Callable, args: tuple, copies: int = 4) -> Callable:
+    """A zero-argument call of `f` on `copies` copies of `args` in turn, each copy its own
+    buffers: no run reads what the run before it read, which the device might still hold
+    (XLA's TPU compiler prefetches a program's arguments, and may keep them across runs)."""
+    sets = [tuple(jnp.array(a, copy=True) for a in args) for _ in range(copies)]
+    turn = iter(range(10**9))
+    return lambda: f(*sets[next(turn) % copies])
+
+
+def fresh_inputs(quick: bool) -> dict:
+    """The memory-layout pairs, the fusion contrast and the distances timed twice in the same
+    rounds by the device's clock: each run on arguments the device has just read ("same
+    input"), and on copies that no run before it read ("fresh")."""
+    from chapter2.cases.distances import VERSIONS  # noqa: PLC0415
+
+    experiments = {}
+    for side in (64, 512) if quick else (2000, 8192):
+        m = jax.random.normal(jax.random.key(1), (side, side))
+        sums = {
+            "axis=1": jax.jit(lambda a: a.sum(axis=1)),
+            "axis=0": jax.jit(lambda a: a.sum(axis=0)),
+            "copy": jax.jit(lambda a: a * 1.0 + 0.0),
+            "transpose": jax.jit(lambda a: a.T),
+        }
+        experiments[f"sums and copies of {side} x {side} float32"] = (sums, (m,))
+    for side in (256, 512) if quick else (1000, 4096):
+        kx, ky = jax.random.split(jax.random.key(0))
+        x, y = jax.random.uniform(kx, (side, side)), jax.random.uniform(ky, (side, side))
+        chain = {
+            "fused": jax.jit(lambda x, y: jnp.exp(jnp.log(x) + y)),
+            "with barriers": jax.jit(
+                lambda x, y: jnp.exp(
+                    lax.optimization_barrier(lax.optimization_barrier(jnp.log(x)) + y)
+                )
+            ),
+        }
+        experiments[f"exp(log(x) + y) on {side} x {side} float32"] = (chain, (x, y))
+    sizes = [(100, 150, 64)] if quick else [(1000, 1500, 64), (1000, 1500, 3), (4000, 6000, 64)]
+    for n, m, d in sizes:
+        kx, ky = jax.random.split(jax.random.key(0))
+        X, Y = jax.random.normal(kx, (n, d)), jax.random.normal(ky, (m, d))
+        versions = {name: jax.jit(fn) for name, fn in VERSIONS.items()}
+        experiments[f"distances N={n} M={m} d={d}"] = (versions, (X, Y))
+    found = {}
+    for label, (programs, args) in experiments.items():
+        calls = {}
+        for name, f in programs.items():
+            calls[f"{name}, same input"] = lambda f=f, args=args: f(*args)
+            calls[f"{name}, fresh"] = rotating(f, args)
+        timed = by_clock(calls)
+        found[label] = {name: timing(t) for name, t in timed.items()}
+    return found
+
+
 def case_study(quick: bool) -> dict:
     """The report jax-ml/jax#39103's program on the device: its rows under jit against eager."""
     from chapter2.cases.ynn import REPORTED_ROWS, jit_against_eager  # noqa: PLC0415
@@ -472,6 +526,7 @@ PARTS = {
     "transfers": transfers,
     "numpy": numpy_lessons,
     "case study": case_study,
+    "fresh inputs": fresh_inputs,
 }
 
 
