@@ -7,11 +7,14 @@ import pytest
 from conftest import ROOT
 
 from chapter2.claims import Status, claims, evaluate, registry
-from chapter2.claims.backends import claim_of, recorded_runs, status_there
+from chapter2.claims.backends import Cause, cause_there, claim_of, status_there
+from chapter2.runs import recorded_run
 
 ALL = claims()
-RUNS = recorded_runs(ROOT / "data" / "backends")
-[H200] = [run for run in RUNS if run["device"] == "NVIDIA H200"]
+BACKENDS = ROOT / "data" / "backends"
+H200 = recorded_run(BACKENDS, "h200-jax-0.11.2")
+TPU = recorded_run(BACKENDS, "tpu-v5e-jax-0.10.2")
+RENAMED = json.loads((H200.folder / "run.json").read_text())["renamed"]
 GPU = {"jax": "0.11.2", "jaxlib": "0.11.2", "platform": "gpu", "device": "NVIDIA H200"}
 # The eleven claims that drifted on the H200 as the book judged them then, by today's ids
 # (run.json renames gram-cancellation-centring-fixes to ...-shrinks, and fusion-boundaries
@@ -28,7 +31,7 @@ REMOVED_SINCE = {"ynn-closure-constant-wrong-result"}
 
 
 def recorded_observation(claim_id: str) -> registry.Observation:
-    found = H200["by_id"][claim_id]
+    found = H200.verdicts[claim_id]
     return registry.Observation(found["expected"], found["observed"])
 
 
@@ -79,34 +82,34 @@ def test_a_gpu_expectation_can_fail():
     ],
 )
 def test_no_claim_that_drifted_on_the_h200_reads_drifted_now(claim_id):
-    today = H200.get("renamed", {}).get(claim_id, claim_id)
+    today = RENAMED.get(claim_id, claim_id)
     names = SPLIT_SINCE.get(today, [today])
     for name in names:
         checked = list(evaluate(name).as_dict()["expected"] or {}) or None
         found = status_there(ALL[name], H200, checked)
-        assert found["status"] != "drifted", f"{name}: {found['evidence']}"
+        assert found.status != "drifted", f"{name}: {found.evidence}"
 
 
 def test_a_claim_recorded_with_another_form_of_its_check_has_no_status_there():
     checked = list(evaluate("vmap-and-broadcast-compile-alike").as_dict()["expected"])
-    recorded = H200["by_id"]["vmap-and-broadcast-compile-alike"]
+    recorded = H200.verdicts["vmap-and-broadcast-compile-alike"]
     assert not set(checked) <= set(recorded["expected"])  # the check now reads other values
     found = status_there(ALL["vmap-and-broadcast-compile-alike"], H200, checked)
-    assert found["status"] is None
-    assert found["evidence"] == recorded["evidence"]  # what the run said, as it was
+    assert found.status is None
+    assert found.evidence == recorded["evidence"]  # what the run said, as it was
     assert recorded["observed"]["temp bytes v1, with the barrier"] == [0, 384_000_000]
 
 
 def test_a_claim_the_run_did_not_record_has_no_status_there():
     found = status_there(ALL["tracing-context-recompiles"], H200)
-    assert (found["status"], found["evidence"]) == (None, "not recorded on this backend")
+    assert (found.status, found.evidence) == (None, "not recorded on this backend")
 
 
 def test_a_claim_is_judged_again_from_its_verdicts_data_alone():
     data = evaluate("gram-cancellation-centring-shrinks").as_dict()
     again = status_there(claim_of(data), H200, list(data["expected"]))
     assert again == status_there(ALL[data["id"]], H200, list(data["expected"]))
-    assert again["status"] == "holds"
+    assert again.status == "holds"
 
 
 def test_a_verdict_records_its_backend():
@@ -130,3 +133,55 @@ def test_a_page_that_pins_the_cpu_checks_cpu_facts_on_a_gpu_machine(monkeypatch)
     assert evaluate("device-put-zero-copy").status is Status.CANNOT_CHECK
     with jax.default_device(cpu):
         assert registry.installed_versions()["platform"] == "cpu"
+
+
+def built_status(claim) -> str:
+    """What a clean build says of every claim: it holds (an observed one, as specified)."""
+    return "as specified" if claim.kind is registry.Kind.OBSERVED else "holds"
+
+
+@pytest.mark.parametrize("claim_id", sorted(TPU.verdicts))
+def test_every_difference_on_the_tpu_has_a_cause(claim_id):
+    claim = ALL[claim_id]
+    there = cause_there(claim, TPU, built_status(claim))
+    differs = there.status != built_status(claim) or "tpu" in claim.expected_on
+    assert bool(there.cause) == differs, there
+    if there.cause:
+        assert there.reason, there
+
+
+def test_a_tpu_difference_is_the_release_where_its_own_cpu_did_the_same():
+    there = cause_there(ALL["repr-does-not-wait"], TPU, "holds")
+    assert (there.status, there.cause) == ("drifted", Cause.RELEASE)
+    assert TPU.host_verdicts["repr-does-not-wait"]["status"] == "drifted"
+
+
+def test_a_tpu_expectation_holds_for_what_the_tpu_did_and_can_fail():
+    claim = ALL["cost-analysis-dict"]
+    there = cause_there(claim, TPU, "holds")
+    assert (there.status, there.cause) == ("holds", Cause.DEVICE)
+    assert "8 × 128" in there.reason
+    recorded = TPU.verdicts[claim.id]
+    wrong = {**recorded["observed"], "output and temp bytes": [4000000, 0]}  # unpadded
+    tpu = {"jax": "0.10.2", "jaxlib": "0.10.2", "platform": "tpu", "device": "TPU v5 lite"}
+    verdict = registry.judged(claim, registry.Observation(recorded["expected"], wrong), tpu)
+    assert verdict.status is Status.DRIFTED
+
+
+def test_a_tpu_difference_without_an_expectation_is_the_device_where_its_cpu_held():
+    there = cause_there(ALL["cost-analysis-is-an-estimate"], TPU, "holds")
+    assert (there.status, there.cause) == ("drifted", Cause.DEVICE)
+    assert "RESOURCE_EXHAUSTED" in there.evidence
+    assert TPU.host_verdicts["cost-analysis-is-an-estimate"]["status"] == "holds"
+
+
+def test_the_second_process_claims_cannot_be_checked_on_one_tpu_chip():
+    there = cause_there(ALL["persistent-cache-across-processes"], TPU, "holds")
+    assert (there.status, there.cause) == ("cannot check", Cause.DEVICE)
+    assert "one process at a time holds the chip" in there.reason
+
+
+def test_a_fact_of_the_cpu_is_not_checked_on_the_tpu():
+    there = cause_there(ALL["device-put-zero-copy"], TPU, "holds")
+    assert (there.status, there.cause) == ("cannot check", Cause.CPU_ONLY)
+    assert "accelerator's device_put" in there.reason

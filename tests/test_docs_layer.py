@@ -418,29 +418,31 @@ def test_the_layer_hash_follows_the_layers_code(tmp_path):
 
 
 def test_a_backend_note_fills_in_what_the_run_recorded_and_names_it():
-    from book.backends import recorded_runs, with_recorded
+    from book.backends import with_recorded
 
-    [run] = recorded_runs(ROOT / "data" / "backends")
+    from chapter2.runs import recorded_run
+
+    run = recorded_run(ROOT / "data" / "backends", "h200-jax-0.11.2")
     text = with_recorded(
         "On an {{device}} with JAX {{jax}}, {{softmax-kernel-boundary/softmax by hand|len}} fusion "
         "({{softmax-kernel-boundary/softmax by hand|join}}), v3 {{distances N=1000 M=1500 d=64/v3/"
         "max_abs_err_highest|.2g}}.",
-        run,
+        run.value,
     )
     assert text == "On an NVIDIA H200 with JAX 0.11.2, 1 fusion (kCustom), v3 2.1e-06."
     with pytest.raises(KeyError, match="holds no 'no-such-check/value'"):
-        with_recorded("{{no-such-check/value}}", run)
+        with_recorded("{{no-such-check/value}}", run.value)
 
 
 def test_a_release_note_fills_in_what_the_matrix_recorded_under_that_release():
-    from book.backends import matrix_record, release_note_problem, with_recorded
+    from book.backends import matrix_record, matrix_value, release_note_problem, with_recorded
 
     recorded = matrix_record(ROOT / "data" / "matrix", "0.10.2")
     claim = "jit-matches-eager-reported-program"
     text = with_recorded(
         f"JAX {{{{jax}}}}, {{{{recorded}}}}: {{{{{claim}/last row, jit|,.0f}}}}, "
         f"YNNPACK {{{{{claim}/jit's program is a __ynn_fusion|on}}}}.",
-        recorded,
+        lambda key: matrix_value(recorded, key),
     )
     wrong = recorded["by_id"][claim]["observed"]["last row, jit"]
     assert text == f"JAX 0.10.2, {recorded['recorded']}: {wrong:,.0f}, YNNPACK on."

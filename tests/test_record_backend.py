@@ -1,9 +1,11 @@
 """tools/record_backend.py: the folder prepared here records, on a machine with JAX alone,
-what `chapter2.claims.backends` reads. Run here on the CPU, with the notebook modules
-missing as they are on the GPU machine (their stand-ins take over)."""
+what `chapter2.runs` reads; parts recorded in separate calls make one run. Run here on the
+CPU, with the notebook modules missing as they are on the device machine (their stand-ins
+take over)."""
 
 import importlib.util
 import json
+import tarfile
 
 import jax
 import pytest
@@ -11,51 +13,95 @@ import record_backend  # tools/ is on pytest's pythonpath (pyproject.toml)
 
 from chapter2.claims import claims
 from chapter2.claims.__main__ import main
-from chapter2.claims.backends import recorded_runs, status_there
+from chapter2.claims.backends import status_there
+from chapter2.runs import recorded_run
 
 pytestmark = pytest.mark.slow
 
 
-def test_a_prepared_folder_records_claims_and_pages_where_only_jax_is_installed(
-    tmp_path, monkeypatch
-):
-    work, out = tmp_path / "work", tmp_path / "runs" / "cpu-here"
-    record_backend.prepare(work, ["numpy-to-jax"])  # a page with a figure and glue
-    assert sorted(p.name for p in (work / "pages").iterdir()) == ["numpy-to-jax.py"]
-    # where nothing is installed, the package reads its baseline pin beside its source
-    releases = work / "src" / "chapter2" / "releases.py"
-    assert (releases.parents[2] / "pyproject.toml").exists()
-    (work / "pages" / "broken.py").write_text("print('before')\n1 / 0\n")
-
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """A run of claims (one page's), three pages (one broken) and one part of the numbers."""
+    tmp = tmp_path_factory.mktemp("record")
+    work, out = tmp / "work", tmp / "out"
+    record_backend.prepare(work, ["numpy-to-jax", "overview"])
+    broken = {"cells": ["print('before')", "1 / 0", "print('after')"], "pins the CPU": True}
+    (work / "pages" / "broken.json").write_text(json.dumps(broken))
     real = importlib.util.find_spec
     missing = {"myst_nb", "IPython"}
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name in missing else real(name, *a)
-    )
-    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
-    record = record_backend.run(work, out, claims_page="jaxprs")  # claims of a page not prepared
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            importlib.util,
+            "find_spec",
+            lambda name, *a: None if name in missing else real(name, *a),
+        )
+        patch.setenv("JAX_PLATFORMS", "cpu")
+        record = record_backend.run(
+            work,
+            out,
+            ["claims", "pages", "numbers"],
+            quick=True,
+            timeout=300,
+            jobs=2,
+            numbers=["layouts"],
+            claims_page="jaxprs",
+        )
+    return work, out, record
 
-    assert (record["platform"], record["device"], record["jax"]) == ("cpu", "cpu", jax.__version__)
-    assert sorted((work / "shims-used").iterdir()) == sorted(
-        work / "shims-used" / m for m in missing
-    )
-    pages = {p["page"]: p for p in json.loads((out / "pages.json").read_text())}
-    assert pages["numpy-to-jax"]["rc"] == 0, pages  # Matplotlib beside IPython's stand-in
-    assert "[glue] " in (out / "pages.log").read_text()  # myst_nb's stand-in glued
-    assert pages["broken"]["rc"] == 1
-    assert pages["broken"]["last"] == "ZeroDivisionError: division by zero"
-    assert "1 of 2 pages ran to the end" in record["made"]
 
-    with pytest.raises(SystemExit, match="is not empty"):
-        record_backend.run(work, out)  # a record is never mixed with an older one
+def test_a_prepared_folder_holds_each_page_and_whether_it_pins_the_cpu(recorded):
+    work, _, _ = recorded
+    pages = {p.stem: json.loads(p.read_text()) for p in (work / "pages").glob("*.json")}
+    assert pages["numpy-to-jax"]["pins the CPU"] is True
+    assert pages["overview"]["pins the CPU"] is False
+    assert (work / "data" / "backends").is_dir()  # what the pages read, from docs/../data
+    # where nothing is installed, the package reads its baseline pin beside its source
+    assert (
+        (work / "src" / "chapter2" / "releases.py").parents[2].joinpath("pyproject.toml").exists()
+    )
     with pytest.raises(SystemExit, match="no such page: no-such-page"):
-        record_backend.prepare(tmp_path / "other", ["jaxprs", "no-such-page"])
+        record_backend.prepare(work.parent / "other", ["jaxprs", "no-such-page"])
 
-    [run] = recorded_runs(out.parent)
+
+def test_every_page_runs_past_a_failing_cell(recorded):
+    _, out, record = recorded
+    with tarfile.open(out / "record.tar.gz") as tar:
+        names = set(tar.getnames())
+        pages = {p["page"]: p for p in json.load(tar.extractfile("pages.json"))}
+        log = tar.extractfile("pages.log").read().decode()
+    assert {"run.json", "claims.json", "claims-host.json", "numbers.json", "host.json"} <= names
+    assert pages["broken"]["ran to the end"] is True
+    assert [c["cell"] for c in pages["broken"]["failed cells"]] == [1]
+    assert pages["broken"]["failed cells"][0]["error"] == "ZeroDivisionError: division by zero"
+    assert "after" in log  # the cell after the failing one ran
+    assert pages["numpy-to-jax"]["failed cells"] == [], pages  # Matplotlib, IPython's stand-in
+    assert pages["numpy-to-jax"]["on"] == "host CPU"
+    assert "[glue] " in log  # myst_nb's stand-in glued
+    assert (record["platform"], record["device"], record["jax"]) == ("cpu", "cpu", jax.__version__)
+    assert record["host"]["cores"] >= 1
+    assert set(record["parts"]) == {"claims", "pages", "numbers"}
+
+
+def test_a_record_is_never_mixed_with_an_older_one(recorded):
+    work, out, _ = recorded
+    with pytest.raises(SystemExit, match="is not empty"):
+        record_backend.run(work, out, ["numbers"], True, 60, 1)
+
+
+def test_parts_unpacked_in_turn_make_one_run_judged_as_the_claims_are_now(recorded, tmp_path):
+    _, out, _ = recorded
+    folder = tmp_path / "backends" / "cpu-here"
+    record_backend.unpack(out / "record.tar.gz", folder)
+    run = recorded_run(folder.parent, "cpu-here")
     home = {i for i, c in claims().items() if c.page == "jaxprs"}
-    assert set(run["by_id"]) == home
+    assert set(run.verdicts) == set(run.host_verdicts) == home
     for claim_id in home:
-        assert status_there(claims()[claim_id], run)["status"] == "holds", claim_id
+        assert status_there(claims()[claim_id], run).status == "holds", claim_id
+    assert run.value("layouts/arrays/6 x 4 float32/major_to_minor") == [0, 1]
+    with pytest.raises(SystemExit, match=r"already holds .*claims\.json"):
+        record_backend.unpack(out / "record.tar.gz", folder)  # a recorded file is kept
+    again = record_backend.unpack(out / "record.tar.gz", folder, again=["claims", "numbers"])
+    assert set(again["parts"]) == {"claims", "pages", "numbers"}
 
 
 def test_the_claims_cli_names_a_page_without_claims(capsys):

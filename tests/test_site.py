@@ -18,9 +18,9 @@ from markdown_it import MarkdownIt
 from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
 from chapter2.claims import Kind, claims
-from chapter2.claims.backends import recorded_runs
 from chapter2.figures import WHISKERS_ALT
 from chapter2.releases import baseline_jax
+from chapter2.runs import recorded_run, recorded_runs
 from chapter2.timing import times_text
 
 
@@ -190,22 +190,27 @@ def test_the_claims_matrix_links_every_claim_and_scrolls_inside(soups):
 
 # The runs recorded on other backends (data/backends), each a column of the claims matrix.
 RUNS = recorded_runs(ROOT / "data" / "backends")
-[GPU_RUN] = [run for run in RUNS if run["platform"] == "gpu"]
+GPU_RUN = recorded_run(ROOT / "data" / "backends", "h200-jax-0.11.2")
+
+
+def run_column(soups, run) -> list[str]:
+    """The matrix's column of a recorded run, a cell a claim."""
+    table = soups["claims-matrix.html"].select_one("div.claims-matrix-scroll table")
+    heads = [text_of(head) for head in table.select("thead th")]
+    this = next(i for i, head in enumerate(heads) if head.endswith(" (this build)"))
+    # each recorded run's column follows this build's, named by what the run recorded
+    named = [f"{r.device}, JAX {r.jax} ({r.recorded})" for r in RUNS]
+    assert heads[this + 1 :] == named
+    column = this + 1 + [r.name for r in RUNS].index(run.name)
+    rows = table.select("tbody tr")
+    return [text_of(row.find_all(["th", "td"], recursive=False)[column]).strip() for row in rows]
 
 
 def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(site, soups):
     """The matrix's H200 column comes from data/backends, judged by the claims as they are
     now; the GPU notes of 2.3, 2.4, 2.6, 2.8 and the zero-copy page each say in one sentence
     what that run recorded."""
-    table = soups["claims-matrix.html"].select_one("div.claims-matrix-scroll table")
-    heads = [text_of(head) for head in table.select("thead th")]
-    this = next(i for i, head in enumerate(heads) if head.endswith(" (this build)"))
-    # each recorded run's column follows this build's, named by what the run recorded
-    named = [f"{run['device']}, JAX {run['jax']} ({run['recorded']})" for run in RUNS]
-    assert heads[this + 1 :] == named
-    column = this + 1 + RUNS.index(GPU_RUN)
-    rows = table.select("tbody tr")
-    there = [text_of(row.find_all(["th", "td"], recursive=False)[column]).strip() for row in rows]
+    there = [cell.split()[0] for cell in run_column(soups, GPU_RUN) if cell]
     assert "✗" not in there
     assert {"✓", "○"} <= set(there)
     for name in [
@@ -220,20 +225,21 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
         for note in notes:  # a plain sentence that points to the run, which the overview names
             said = " ".join(text_of(note).split())
             assert said.startswith("On the recorded GPU, "), said
-            assert note.find(href="overview.html#gpu-record"), note
+            assert note.find(href="overview.html#recorded-runs"), note
             assert "Recorded" not in said, said
             assert "H200" not in said, said
             assert said.count(". ") == 0, said
             assert "{{" not in said, said
             assert "claim" not in said, said
     overview = " ".join(text_of(soups["overview.html"]).split())
-    run = f"on an {GPU_RUN['device']} with JAX {GPU_RUN['jax']}, recorded {GPU_RUN['recorded']}."
-    assert run in overview
-    assert not [page for page in PAGES if page != "overview" and run in site[f"{page}.html"]]
+    for run in RUNS:  # each run, by name, in the overview alone
+        said = f"{run.device}, JAX {run.jax}, recorded {run.recorded}:"
+        assert said in overview
+        assert not [page for page in PAGES if page != "overview" and said in site[f"{page}.html"]]
     tf32 = " ".join(text_of(soups["pairwise-distances.html"]).split())
     assert "whose float32 matrix products run in TF32 by default" in tf32
     # the shifted points' error, from the claim's record, not the unshifted points' timings
-    shifted = GPU_RUN["by_id"]["gram-cancellation-centring-shrinks"]  # recorded as ...-fixes
+    shifted = GPU_RUN.verdicts["gram-cancellation-centring-shrinks"]  # recorded as ...-fixes
     recorded = shifted["observed"]["largest errors"]
     assert f"v3's largest error on these points was {recorded['v3']:.2g}," in tf32
 

@@ -218,8 +218,9 @@ def run_pages(work: Path, out: Path, env: dict[str, str], timeout: float, jobs: 
     return [result for result, _ in done]
 
 
-def record_claims(out: Path, env: dict[str, str]) -> dict:
-    """Every claim on the default device and, at once, on this machine's CPU."""
+def record_claims(out: Path, env: dict[str, str], page: str | None = None) -> dict:
+    """Every claim (of `page` alone, if given) on the default device and, at once, on this
+    machine's CPU."""
     commands = {
         "claims": ({}, out / FILES["claims"]),
         "host claims": ({"JAX_PLATFORMS": "cpu"}, out / FILES["host claims"]),
@@ -228,7 +229,8 @@ def record_claims(out: Path, env: dict[str, str]) -> dict:
         running = {
             name: pool.submit(
                 run_command,
-                [sys.executable, "-m", "chapter2.claims", "--json", str(path)],
+                [sys.executable, "-m", "chapter2.claims", "--json", str(path)]
+                + (["--page", page] if page else []),
                 out,
                 {**env, **extra},
             )
@@ -311,6 +313,7 @@ def run(
     jobs: int,
     saved: Path | None = None,
     numbers: list[str] | None = None,
+    claims_page: str | None = None,
 ) -> dict:
     """Record `parts` into OUT/record/, archived after each part as `saved` (by default
     OUT/record.tar.gz)."""
@@ -326,6 +329,7 @@ def run(
     saved = saved or out / "record.tar.gz"
     argv = ["run", "OUT", "--part", *parts, *(["--quick"] * quick)]
     argv += ["--numbers", *(repr(n) for n in numbers)] if numbers else []
+    argv += ["--claims-page", claims_page] if claims_page else []
     made = (
         f"python record_backend.py {' '.join(argv)}, made by tools/record_backend.py at "
         f"commit {(work / 'commit').read_text()}"
@@ -334,7 +338,7 @@ def run(
     for part in parts:
         start = time.perf_counter()
         if part == "claims":
-            record_claims(folder, env)
+            record_claims(folder, env, claims_page)
         elif part == "pages":
             pages = run_pages(work, folder, env, timeout, jobs)
             (folder / FILES["pages"]).write_text(json.dumps(pages, indent=1) + "\n")
@@ -362,6 +366,7 @@ def archive(folder: Path, path: Path) -> None:
 # The files a part writes: a part recorded again replaces them (`unpack --again`).
 PART_FILES = {
     "claims": ["claims.json", "claims-host.json", "claims.log", "host-claims.log"],
+    "numbers": ["numbers.json", "numbers.log"],
     "training": ["training.json", "training.log"],
 }
 
@@ -370,8 +375,12 @@ def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
     """Add the files of the archive at `path` to the run in `folder`: run.json's parts and
     files are merged with those already there; a page run again is added to pages.json
     beside its earlier run (the later one counts), numbers of parts not yet recorded join
-    numbers.json, logs are appended; no other recorded file is replaced."""
+    numbers.json, logs are appended; no other recorded file is replaced, but the files of
+    the parts in `again`, recorded anew by the same command."""
     folder.mkdir(parents=True, exist_ok=True)
+    for part in again or []:
+        for name in PART_FILES[part]:
+            (folder / name).unlink(missing_ok=True)
     with tarfile.open(path) as tar, tempfile.TemporaryDirectory() as scratch:
         tar.extractall(scratch, filter="data")
         got = Path(scratch)
@@ -381,7 +390,8 @@ def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
         if old and (old["device"], old["jax"]) != (new["device"], new["jax"]):
             msg = f"{folder} holds a run of {old['device']} with JAX {old['jax']}"
             raise SystemExit(msg)
-        merged = {"run.json", FILES["pages"], FILES["numbers"], "pages.log", "numbers.log"}
+        merged = {"run.json", "host.json", FILES["pages"], FILES["numbers"], "pages.log"}
+        merged |= {"numbers.log"}
         clash = sorted(
             p.name for p in got.iterdir() if p.name not in merged and (folder / p.name).exists()
         )
@@ -432,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     there.add_argument("--jobs", type=int, default=4, help="pages run on the host at once")
     there.add_argument("--archive", type=Path, help="where (OUT/record.tar.gz by default)")
     there.add_argument("--numbers", nargs="+", help="only these parts of chapter2.accelerator")
+    there.add_argument("--claims-page", help="only this page's claims (all by default)")
     page = steps.add_parser("page", help="(run's own) one page's cells, past failures")
     page.add_argument("cells", type=Path)
     page.add_argument("failed", type=Path)
@@ -453,6 +464,7 @@ def main(argv: list[str] | None = None) -> int:
             args.jobs,
             args.archive,
             args.numbers,
+            args.claims_page,
         )
         print(json.dumps(record, indent=2))
     elif args.step == "page":

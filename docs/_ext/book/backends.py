@@ -1,8 +1,9 @@
 """Other backends and older releases on the page: what a recorded run did.
 
-A `{backend-note} <claim-id>` is a sentence about each run recorded on another backend that
-checked the claim (data/backends/), its `{{key/subkey|format}}` values filled from the run
-(`{{device}}`, `{{<claim-id>/<observed name>|len}}`, a path in its numbers file). A
+A `{backend-note} <claim-id>` with `:run: <name>` is a sentence about what the run recorded
+in data/backends/<name>/ did, shown where that run checked the claim, its
+`{{key/subkey|format}}` values filled from the run (`{{device}}`,
+`{{<claim-id>/<observed name>|len}}`, a path in its numbers file). A
 `{release-note} <claim-id> <release>` is a sentence about what the claims matrix recorded for
 the claim under another JAX release (data/matrix/jax-<release>.json), filled the same way.
 """
@@ -17,30 +18,13 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
-from chapter2.claims.backends import recorded_runs
 from chapter2.releases import baseline_jax
+from chapter2.runs import recorded_run
 
 
-class NotRecorded(KeyError):
-    """A note names a value its run or record does not hold."""
-
-    def __str__(self) -> str:
-        return self.args[0]
-
-
-def recorded_value(run: dict, key: str, spec: str = ""):
-    """The value `run` recorded under `key`, formatted by `spec` ("len", "join", "and" to
-    join with "and", "on" for a flag's on or off, or a format)."""
-    numbers = (
-        json.loads((Path(run["path"]) / run["numbers"]).read_text()) if "numbers" in run else {}
-    )
-    observed = {claim_id: c.get("observed") or {} for claim_id, c in run["by_id"].items()}
-    value = {**numbers, **observed, **{k: run[k] for k in ("device", "jax", "recorded")}}
-    for part in key.split("/"):
-        if not isinstance(value, dict) or part not in value:
-            msg = f"the record of JAX {run['jax']} holds no {key!r} ({part!r} is missing)"
-            raise NotRecorded(msg)
-        value = value[part]
+def formatted(value, spec: str = ""):
+    """A recorded value formatted by `spec` ("len", "join", "and" to join with "and", "on"
+    for a flag's on or off, or a format)."""
     if spec == "len":
         return len(value)
     if spec == "on":
@@ -50,40 +34,47 @@ def recorded_value(run: dict, key: str, spec: str = ""):
     return ", ".join(map(str, value)) if spec == "join" else format(value, spec)
 
 
-def with_recorded(text: str, run: dict) -> str:
-    """`text` with each {{key|format}} replaced by what `run` recorded there."""
+def with_recorded(text: str, value_of) -> str:
+    """`text` with each {{key|format}} replaced by `value_of(key)`, formatted."""
     return re.sub(
-        r"\{\{([^|}]+)(?:\|([^}]+))?\}\}", lambda m: str(recorded_value(run, *m.groups(""))), text
+        r"\{\{([^|}]+)(?:\|([^}]+))?\}\}",
+        lambda m: str(formatted(value_of(m[1]), m[2] or "")),
+        text,
     )
 
 
 class BackendNote(SphinxDirective):
-    """`{backend-note} claim-id`: the note's sentence for each run that recorded the claim."""
+    """`{backend-note} claim-id` with `:run: <name>`: the note's sentence about what the run
+    recorded in `data/backends/<name>/` did, shown where that run recorded the claim."""
 
     required_arguments = 1
     has_content = True
+    option_spec: ClassVar[dict] = {"run": directives.unchanged_required}
 
     def run(self):
-        for path in Path(self.config.book_backends).glob("*/*.json"):
-            self.env.note_dependency(str(path))
+        reporter = self.state.document.reporter
         text = " ".join(self.content).strip()
-        if not text:
-            return [self.state.document.reporter.warning("a backend note needs its sentence")]
-        runs = [
-            r for r in recorded_runs(self.config.book_backends) if self.arguments[0] in r["by_id"]
-        ]
-        if not runs:
+        if not text or "run" not in self.options:
+            return [
+                reporter.warning("a backend note needs :run: and its sentence", line=self.lineno)
+            ]
+        try:
+            run = recorded_run(self.config.book_backends, self.options["run"])
+        except FileNotFoundError as err:
+            return [reporter.warning(str(err), line=self.lineno)]
+        for path in run.folder.glob("*.json"):
+            self.env.note_dependency(str(path))
+        if self.arguments[0] not in run.verdicts:
             return []
+        try:
+            sentence = with_recorded(text, run.value)
+        except KeyError as err:
+            return [reporter.warning(err.args[0], line=self.lineno)]
+        folder = Path(self.config.book_claims_matrix).parent
+        self.env.note_dependency(str(matrix_file(folder, run.jax)))
+        cause = release_or_backend(folder, self.arguments[0], run.jax, baseline_jax())
         box = nodes.container(classes=["backend-note"])
-        for run in runs:
-            try:
-                sentence = with_recorded(text, run)
-            except NotRecorded as err:
-                return [self.state.document.reporter.warning(str(err), line=self.lineno)]
-            folder = Path(self.config.book_claims_matrix).parent
-            self.env.note_dependency(str(matrix_file(folder, run["jax"])))
-            cause = release_or_backend(folder, self.arguments[0], run["jax"], baseline_jax())
-            box += self.parse_text_to_nodes(f"{sentence} ({cause}.)" if cause else sentence)
+        box += self.parse_text_to_nodes(f"{sentence} ({cause}.)" if cause else sentence)
         return [box]
 
 
@@ -112,10 +103,24 @@ def matrix_file(folder: Path, release: str) -> Path:
 
 
 def matrix_record(folder: Path, release: str) -> dict:
-    """What the claims matrix recorded under JAX `release`, in the form of a recorded run."""
+    """What the claims matrix recorded under JAX `release`: its verdicts by id, the release
+    and the date."""
     record = json.loads(matrix_file(folder, release).read_text())
     by_id = {c["id"]: c for c in record["claims"]}
-    return {"by_id": by_id, "jax": record["jax"], "recorded": record["recorded"], "device": ""}
+    return {"by_id": by_id, "jax": record["jax"], "recorded": record["recorded"]}
+
+
+def matrix_value(recorded: dict, key: str):
+    """The value at `key` ("jax", "recorded", or `claim-id/name/...` into its observation) of
+    what the claims matrix recorded under one release."""
+    value = {"jax": recorded["jax"], "recorded": recorded["recorded"]}
+    value |= {cid: c.get("observed") or {} for cid, c in recorded["by_id"].items()}
+    for part in key.split("/"):
+        if not isinstance(value, dict) or part not in value:
+            msg = f"the record of JAX {recorded['jax']} holds no {key!r} ({part!r} is missing)"
+            raise KeyError(msg)
+        value = value[part]
+    return value
 
 
 def release_note_problem(recorded: dict, claim_id: str, status: str | None) -> str | None:
@@ -153,9 +158,11 @@ class ReleaseNote(SphinxDirective):
             return [self.state.document.reporter.warning(problem, line=self.lineno)]
         box = nodes.container(classes=["release-note"])
         try:
-            sentence = with_recorded(" ".join(self.content).strip(), recorded)
-        except NotRecorded as err:
-            return [self.state.document.reporter.warning(str(err), line=self.lineno)]
+            sentence = with_recorded(
+                " ".join(self.content).strip(), lambda key: matrix_value(recorded, key)
+            )
+        except KeyError as err:
+            return [self.state.document.reporter.warning(err.args[0], line=self.lineno)]
         box += self.parse_text_to_nodes(sentence)
         return [box]
 

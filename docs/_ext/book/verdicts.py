@@ -13,13 +13,14 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
-from book.backends import NotRecorded, matrix_file, matrix_record, with_recorded
+from book.backends import matrix_file, matrix_record, matrix_value, with_recorded
 from book.markdown import with_code
 from book.matrix import LEGEND, LINKED, NOT_MEASURED, since_text
 from book.record import VERDICT_ATTRIBUTE, book_data, home_verdicts
 from book.site import release_folder
-from chapter2.claims.backends import claim_of, recorded_runs, status_there
+from chapter2.claims.backends import Cause, cause_there, claim_of
 from chapter2.claims.registry import VERDICT_MIME, Status
+from chapter2.runs import recorded_runs
 
 logger = logging.getLogger(__name__)
 
@@ -221,9 +222,10 @@ class VersionNote(NeedsEveryPage):
             folder = Path(self.config.book_claims_matrix).parent
             self.env.note_dependency(str(matrix_file(folder, before)))
             try:
-                filled = with_recorded(node["before"], matrix_record(folder, before))
-            except NotRecorded as err:
-                return [self.state.document.reporter.warning(str(err), line=self.lineno)]
+                recorded = matrix_record(folder, before)
+                filled = with_recorded(node["before"], lambda key: matrix_value(recorded, key))
+            except KeyError as err:
+                return [self.state.document.reporter.warning(err.args[0], line=self.lineno)]
             node += self.parse_text_to_nodes(filled)[0].children
         box = nodes.container(classes=["version-note"])
         box += self.parse_content_to_nodes()
@@ -370,13 +372,15 @@ def _symbol(status: str | None) -> nodes.Node:
     return nodes.inline(text=Status(status).symbol, classes=[status_class(status)])
 
 
-def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.container:
+def _run_heading(run) -> str:
+    return f"{run.device}, JAX {run.jax} ({run.recorded})"
+
+
+def _matrix_table(app, docname: str, matrix: dict, home: dict, runs: list) -> nodes.container:
     releases = [r["jax"] for r in matrix["releases"]]
     this = next(iter(home.values()), {}).get("jax", "this build")
     shown = [r for r in releases if r != this]  # this build's own column says it
-    runs = recorded_runs(app.config.book_backends) if app.config.book_backends else []
-    heads = ["Claim", "Since", *shown, f"{this} (this build)"]
-    heads += [f"{run['device']}, JAX {run['jax']} ({run['recorded']})" for run in runs]
+    heads = ["Claim", "Since", *shown, f"{this} (this build)", *map(_run_heading, runs)]
     group = nodes.tgroup(cols=len(heads))
     group += [nodes.colspec(colwidth=w) for w in (24, 10, *[3] * (len(heads) - 2))]
     group += nodes.thead("", _row([[nodes.paragraph(text=h)] for h in heads], []))
@@ -399,13 +403,57 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict) -> nodes.containe
                 symbol = nodes.reference("", "", symbol, refuri=uri, reftitle=f"JAX {release}")
             cells.append([nodes.paragraph("", "", symbol)])
         for run in runs:  # the claim as it is now, judged on what that backend recorded
-            there = status_there(claim_of(data), run, list(data["expected"] or {}) or None)
-            cells.append([nodes.paragraph("", "", _symbol(there["status"]))])
+            there = _there(data, run)
+            cell = nodes.paragraph("", "", _symbol(there.status))
+            if there.cause:
+                cell += nodes.Text(f" {CAUSE_MARKS[there.cause]}")
+            cells.append([cell])
         rows.append(_row(cells, []))
     group += nodes.tbody("", *rows)
     return nodes.container(
         "", nodes.table("", group, classes=["claims-matrix"]), classes=["claims-matrix-scroll"]
     )
+
+
+# How a run's column marks the cause of a difference from this build; the legend says it.
+CAUSE_MARKS = {Cause.DEVICE: "device", Cause.RELEASE: "release", Cause.CPU_ONLY: "CPU"}
+
+
+def _there(data: dict, run):
+    """A claim, as this build checked it, judged on what `run` recorded, with its cause."""
+    return cause_there(claim_of(data), run, data["status"], list(data["expected"] or {}) or None)
+
+
+def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
+    """Per run, every claim that reads otherwise there than in this build, or holds there
+    only by the device's own expectation: its mark, cause and reason in words (facts of the
+    CPU are counted, not listed)."""
+    found = []
+    for run in runs:
+        listed_here = nodes.bullet_list()
+        cpu_only = 0
+        for data in _in_reading_order(app.env, home):
+            there = _there(data, run)
+            if there.cause == Cause.CPU_ONLY:
+                cpu_only += 1
+            elif there.cause:
+                item = nodes.paragraph("", "", _link(app, docname, data, data["id"]))
+                said = there.evidence.removeprefix(f"on {run.platform.upper()}, {there.reason}: ")
+                item += nodes.Text(
+                    f": {_symbol(there.status).astext()} {there.cause}: {there.reason}. "
+                    f"Recorded: {said}"
+                )
+                listed_here += nodes.list_item("", item)
+        section = nodes.section(ids=[f"differences-{run.name}"])
+        section += nodes.title(text=f"On the {run.device} (JAX {run.jax})")
+        section += nodes.paragraph(
+            text=f"{cpu_only} claims are facts of the CPU, not checked there "
+            f"({Status.CANNOT_CHECK.symbol} CPU). Every other claim that reads otherwise "
+            "there, or holds there only by what that device is expected to do:"
+        )
+        section += listed_here
+        found.append(section)
+    return found
 
 
 def _in_reading_order(env, home: dict) -> list[dict]:
@@ -460,10 +508,18 @@ def fill_pages(app, doctree, docname) -> None:
                 text=f"Recorded {recorded}. {LEGEND}{linked} A column after this build's is a run "
                 f"recorded on another backend, judged by each claim as it is now: "
                 f"{Status.HOLDS.symbol} the backend did what the claim expects of it there; "
-                f"{Status.CANNOT_CHECK.symbol} a fact of the CPU; {NOT_MEASURED} not recorded "
-                "there, or with an earlier form of the check."
+                f"{Status.DRIFTED.symbol} it did otherwise, or the check failed there; "
+                f"{NOT_MEASURED} not recorded there, or with an earlier form of the check. "
+                "A word after a mark gives the cause of a difference from this build: "
+                f"{CAUSE_MARKS[Cause.DEVICE]} (that device does otherwise: the same JAX on the "
+                "run's own CPU did as this build did, or the claim expects the device's own "
+                f"value), {CAUSE_MARKS[Cause.RELEASE]} (that run's JAX: its own CPU did the "
+                f"same), {CAUSE_MARKS[Cause.CPU_ONLY]} (a fact of the CPU, not checked there). "
+                "Below the table, each difference with its reason."
             )
-            node.replace_self([legend, _matrix_table(app, docname, matrix, home)])
+            runs = recorded_runs(app.config.book_backends) if app.config.book_backends else []
+            table = _matrix_table(app, docname, matrix, home, runs)
+            node.replace_self([legend, table, *_differences(app, docname, home, runs)])
 
 
 def setup(app):

@@ -1,36 +1,50 @@
-"""The backends a claim is asserted on, and the runs recorded on other backends
-(`data/backends/`), each observation judged again by its claim as it is now."""
+"""The backends a claim is asserted on, and each claim judged again, as it is now, on what a
+run recorded on another backend (`chapter2.runs`), with the cause of any difference."""
 
-import json
-from pathlib import Path
+from dataclasses import dataclass
 
-from chapter2.claims.registry import Claim, Kind, Observation, judged
+from chapter2.claims.registry import Claim, Kind, Observation, Status, judged
+from chapter2.runs import RecordedRun
 
 YNN = ("cpu", "YNNPACK is a CPU library that only XLA's CPU backend calls")
 HOST_MEMORY = (
     "cpu",
-    (
-        "an accelerator's device_put copies the array into the device's own memory, whatever "
-        "its layout"
-    ),
+    "an accelerator's device_put copies the array into the device's own memory, whatever "
+    "its layout",
 )
 CPU_COMPILER_TEXT = ("cpu", "the check reads what XLA's CPU compiler prints")
 CPU_THREADS = ("cpu", "the threads are those of XLA's CPU client")
 CPU_BACKEND = ("cpu", "it is about the CPU backend itself")
 
 
-def recorded_runs(folder: Path | str) -> list[dict]:
-    """Every run recorded under `folder`, each with its verdicts by today's claim ids."""
-    runs = []
-    for path in sorted(Path(folder).glob("*/run.json")):
-        run = json.loads(path.read_text())
-        recorded = json.loads((path.parent / run["claims"]).read_text())
-        renamed = run.get("renamed", {})
-        run["by_id"] = {renamed.get(c["id"], c["id"]): c for c in recorded["claims"]}
-        run["jaxlib"] = recorded["jaxlib"]
-        run["folder"], run["path"] = path.parent.name, str(path.parent)
-        runs.append(run)
-    return runs
+class Cause:
+    """Why a claim reads otherwise on a recorded run than in this build."""
+
+    DEVICE = "the device"  # the same JAX on the run's own CPU did as this build did
+    RELEASE = "the release"  # the same JAX on the run's own CPU did as the device did
+    CPU_ONLY = "a fact of the CPU"  # not checked there
+
+
+# What the control run on the machine's CPU did, as a sentence says it.
+DID = {
+    Status.HOLDS: "held",
+    Status.AS_SPECIFIED: "did as the book describes",
+    Status.DRIFTED: "drifted",
+    Status.DIFFERS_HERE: "did otherwise",
+    Status.CANNOT_CHECK: "could not check it",
+}
+
+
+@dataclass(frozen=True)
+class There:
+    """A claim judged on a recorded run: its status (None: not judged, the run recorded no
+    such values), the evidence in words, and, where it reads otherwise than in this build,
+    the cause and the reason."""
+
+    status: str | None
+    evidence: str
+    cause: str | None = None
+    reason: str = ""
 
 
 def claim_of(verdict: dict) -> Claim:
@@ -47,21 +61,67 @@ def claim_of(verdict: dict) -> Claim:
     )
 
 
-def status_there(claim: Claim, run: dict, checked: list[str] | None = None) -> dict:
-    """`claim` judged as it is now on what `run` recorded (no status if its values changed)."""
-    versions = {"jax": run["jax"], "jaxlib": run["jaxlib"], "platform": run["platform"]}
-    versions["device"] = run["device"]
-    recorded = run["by_id"].get(claim.id)
-    if claim.only_on and run["platform"] != claim.only_on[0]:
-        verdict = judged(claim, None, versions)
-    elif recorded is None:
-        return {"status": None, "evidence": "not recorded on this backend"}
-    elif recorded["expected"] is None:
-        verdict = judged(claim, None, versions, recorded["evidence"])
-    else:
-        names = checked or list(recorded["expected"])
-        if not set(names) <= set(recorded["expected"]):
-            return {"status": None, "evidence": recorded["evidence"]}
-        expected = {k: recorded["expected"][k] for k in names}
-        verdict = judged(claim, Observation(expected, recorded["observed"]), versions)
-    return {"status": str(verdict.status), "evidence": verdict.evidence}
+def _judged(claim: Claim, recorded: dict | None, run: RecordedRun, platform: str, checked):
+    """`claim` judged on one recorded verdict, on `platform`; None where it cannot be."""
+    versions = {"jax": run.jax, "jaxlib": run.jaxlib, "platform": platform, "device": run.device}
+    if claim.only_on and platform != claim.only_on[0]:
+        return judged(claim, None, versions)
+    if recorded is None:
+        return None
+    if recorded["expected"] is None:  # the check could not run there: its own words
+        if recorded["status"] == Status.CANNOT_CHECK:
+            return _Said(Status.CANNOT_CHECK, recorded["evidence"])
+        return judged(claim, None, versions, recorded["evidence"])
+    names = checked or list(recorded["expected"])
+    if not set(names) <= set(recorded["expected"]):
+        return None
+    expected = {k: recorded["expected"][k] for k in names}
+    return judged(claim, Observation(expected, recorded["observed"]), versions)
+
+
+@dataclass(frozen=True)
+class _Said:
+    """A verdict the run recorded where its check could not run, kept as it was said."""
+
+    status: Status
+    evidence: str
+
+
+def status_there(claim: Claim, run: RecordedRun, checked: list[str] | None = None) -> There:
+    """`claim` judged as it is now on what `run` recorded (no status if its values changed
+    since: `checked`, the names its check reads now)."""
+    recorded = run.verdicts.get(claim.id)
+    verdict = _judged(claim, recorded, run, run.platform, checked)
+    if verdict is None:
+        evidence = recorded["evidence"] if recorded else "not recorded on this backend"
+        return There(None, evidence)
+    return There(str(verdict.status), verdict.evidence)
+
+
+def cause_there(
+    claim: Claim, run: RecordedRun, here: str, checked: list[str] | None = None
+) -> There:
+    """`status_there`, with why it reads otherwise than `here` (this build's status) or
+    holds only by the device's own expectation: a fact of the CPU; the device (its
+    expectation's reason, or the same JAX on the run's own CPU agreeing with this build); or
+    the release (that CPU doing as the device did)."""
+    there = status_there(claim, run, checked)
+    if there.status is None:
+        return there
+    if claim.only_on and run.platform != claim.only_on[0]:
+        return There(there.status, there.evidence, Cause.CPU_ONLY, claim.only_on[1])
+    own = claim.expected_on.get(run.platform)
+    if there.status == here and own is None:
+        return there
+    if there.status == Status.HOLDS and own is not None:
+        return There(there.status, there.evidence, Cause.DEVICE, own[1])
+    if there.status == Status.CANNOT_CHECK:  # its check said why it could not run there
+        return There(there.status, there.evidence, Cause.DEVICE, there.evidence)
+    control = _judged(claim, run.host_verdicts.get(claim.id), run, "cpu", checked)
+    if control is not None and str(control.status) == there.status:
+        reason = f"JAX {run.jax} on that machine's CPU did the same"
+        return There(there.status, there.evidence, Cause.RELEASE, reason)
+    if control is not None:
+        reason = f"on that machine's CPU, JAX {run.jax} {DID[control.status]}"
+        return There(there.status, there.evidence, Cause.DEVICE, reason)
+    return There(there.status, there.evidence, Cause.DEVICE, "no CPU run beside it")

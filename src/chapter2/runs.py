@@ -1,0 +1,112 @@
+"""Runs recorded on other machines (`data/backends/<name>/`), each read as one typed record.
+
+A run's folder holds `run.json` and the files it names: the claims checked on the device
+and, where recorded, on the same machine's CPU under the same JAX (the control that tells
+the device's difference from the release's); what the pages did; what the chapter's
+sections measured there, and the training. Every committed `run.json` is read as it was
+written: the first run (an H200) names its claims file and its numbers file by keys of their
+own, later runs list their files under "files". Nothing here imports JAX or Sphinx.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# The files of the first recorded run, which named them in keys of their own or not at all.
+LEGACY_FILES = {
+    "host claims": "claims-cpu-same-machine.json",
+    "pages": "pages-gpu.json",
+    "training": "training-gpu.json",
+}
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    """One recorded run: the device, the software, its date and what each file recorded."""
+
+    name: str  # its folder's name, by which pages and notes address it
+    folder: Path
+    device: str  # as JAX names it: "TPU v5 lite", "NVIDIA H200"
+    platform: str  # "tpu", "gpu"
+    jax: str
+    jaxlib: str
+    recorded: str  # the date of its measurements, as the run wrote it
+    made: dict[str, str]  # what made each part, as the run wrote it
+    verdicts: dict[str, dict]  # the device's verdicts, by today's claim ids
+    host_verdicts: dict[str, dict] = field(default_factory=dict)  # the same JAX on its CPU
+    files: dict[str, str] = field(default_factory=dict)  # what each file holds: its name
+
+    def read(self, part: str):
+        """The JSON of the file that holds `part` ("numbers", "training", "pages")."""
+        if part not in self.files:
+            msg = f"the run {self.name} recorded no {part}"
+            raise KeyError(msg)
+        return json.loads((self.folder / self.files[part]).read_text())
+
+    @property
+    def numbers(self) -> dict:
+        """What the chapter's sections measured there ({} where the run kept none)."""
+        return self.read("numbers") if "numbers" in self.files else {}
+
+    def value(self, key: str):
+        """The value at `key`, a path of names joined by "/": into the numbers, into a
+        claim's observation (`claim-id/name`), or one of the run's own facts (`device`)."""
+        observed = {cid: v.get("observed") or {} for cid, v in self.verdicts.items()}
+        facts = {"device": self.device, "jax": self.jax, "recorded": self.recorded}
+        value = {**self.numbers, **observed, **facts}
+        for part in key.split("/"):
+            if not isinstance(value, dict) or part not in value:
+                msg = f"the run {self.name} holds no {key!r} ({part!r} is missing)"
+                raise KeyError(msg)
+            value = value[part]
+        return value
+
+
+def _verdicts(path: Path, renamed: dict[str, str]) -> tuple[dict[str, dict], dict]:
+    """A claims file's verdicts by today's ids, and the file's own fields."""
+    recorded = json.loads(path.read_text())
+    return {renamed.get(c["id"], c["id"]): c for c in recorded["claims"]}, recorded
+
+
+def read_run(folder: Path) -> RecordedRun:
+    """The run recorded in `folder`, read as its run.json was written."""
+    run = json.loads((folder / "run.json").read_text())
+    files = dict(run.get("files") or {})
+    if not files:  # the first run: its claims and numbers by keys of their own
+        files = {
+            "claims": run["claims"],
+            **({"numbers": run["numbers"]} if "numbers" in run else {}),
+        }
+        files |= {k: v for k, v in LEGACY_FILES.items() if (folder / v).exists()}
+    renamed = run.get("renamed", {})
+    verdicts, claims_file = _verdicts(folder / files["claims"], renamed)
+    host = _verdicts(folder / files["host claims"], renamed)[0] if "host claims" in files else {}
+    made = run["parts"] if "parts" in run else {"claims": run["made"]}
+    return RecordedRun(
+        name=folder.name,
+        folder=folder,
+        device=run["device"],
+        platform=run["platform"],
+        jax=run["jax"],
+        jaxlib=run.get("jaxlib") or claims_file["jaxlib"],
+        recorded=run["recorded"],
+        made=made,
+        verdicts=verdicts,
+        host_verdicts=host,
+        files=files,
+    )
+
+
+def recorded_runs(folder: Path | str) -> list[RecordedRun]:
+    """Every run recorded under `folder`, by name."""
+    return [read_run(path.parent) for path in sorted(Path(folder).glob("*/run.json"))]
+
+
+def recorded_run(folder: Path | str, name: str) -> RecordedRun:
+    """The run recorded under `folder` in the folder `name`."""
+    path = Path(folder) / name
+    if not (path / "run.json").is_file():
+        known = ", ".join(r.name for r in recorded_runs(folder)) or "none"
+        msg = f"no run {name!r} is recorded in {folder} (recorded: {known})"
+        raise FileNotFoundError(msg)
+    return read_run(path)
