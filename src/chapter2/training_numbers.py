@@ -1,0 +1,790 @@
+"""What the TPU record keeps of training the transformer of `chapter2.cases.transformer`.
+
+`record()` measures, on JAX's default device, with the TPU config (the CPU config and few
+steps when `quick`): the seven loops of the page `training-step` over the transformer; the
+compiler's flop count against the model's; the idle time of the device in a trace; mixed
+precision; rematerialization; the largest batch that fits; gradient accumulation. Each
+section that fails records its error and the others still run. The result is plain JSON.
+"""
+
+import argparse
+import contextlib
+import dataclasses
+import functools
+import gc
+import gzip
+import io
+import json
+import math
+import sys
+import tempfile
+import time
+from functools import partial
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from jax.ad_checkpoint import print_saved_residuals
+
+from chapter2.cases.transformer import (
+    CPU,
+    TPU,
+    Config,
+    batches,
+    block,
+    entropy_rate,
+    flops_per_step,
+    init,
+    loss_fn,
+    make_optimizer,
+    make_step,
+    parameter_count,
+)
+from chapter2.compiles import CompileCounter
+from chapter2.timing import bench_together
+
+# TPU v5e: 197 TFLOP/s of bfloat16 per chip, the vendor's figure (Cloud TPU v5e page).
+PEAK_FLOPS = 197e12
+PEAK_SOURCE = "https://cloud.google.com/tpu/docs/v5e"
+
+LOOP_NAMES = ("as written", "one jit", "no wait", "one shape", "donated", "prefetched", "scanned")
+LOG_EVERY = 2  # the fast loops fetch losses LOG_EVERY at a time; scanned: steps per dispatch
+RAGGED = 4  # examples in the last, smaller batch of an epoch
+TRACED_STEPS = 5
+LOSS_TOLERANCE = 0.1  # nats: final losses of two precisions that differ less agree
+LAST = 10  # a run's final loss: the mean of its last LAST losses
+WELL_BELOW = 0.6  # the loss fell well below ln(vocab): final loss < WELL_BELOW * ln(vocab)
+ACCUMULATION_TOLERANCE = 1e-4  # largest parameter difference over largest update, float32
+DEVICE_PROCESS, MODULES_THREAD = "/device:TPU:0", "XLA Modules"
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """How much of each section to run."""
+
+    full_batches: int  # per epoch of the seven loops, before the ragged one
+    bench_rounds: int
+    bench_budget: float  # seconds
+    precision_steps: int
+    accumulation_k: int
+
+
+FULL = Plan(
+    full_batches=6, bench_rounds=13, bench_budget=15.0, precision_steps=120, accumulation_k=4
+)
+QUICK = Plan(full_batches=2, bench_rounds=3, bench_budget=0.5, precision_steps=60, accumulation_k=4)
+
+
+def _say(started: float, message: str) -> None:
+    sys.stderr.write(f"[{time.perf_counter() - started:7.1f} s] {message}\n")
+    sys.stderr.flush()
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def _error(error: BaseException) -> dict:
+    return {"error": {"type": type(error).__name__, "message": _first_line(error)}}
+
+
+# The update, as the seven loops and the sections below build it.
+def update_fn(config: Config, optimizer):
+    """`(state, tokens) -> (state, loss)`: loss, gradient, the optimizer's update."""
+
+    def step(state, tokens):
+        params, opt_state = state
+        loss, grads = jax.value_and_grad(loss_fn)(params, tokens, config)
+        updates, opt_state = optimizer.update(grads, opt_state, params)
+        return (optax.apply_updates(params, updates), opt_state), loss
+
+    return step
+
+
+def fresh_state(config: Config, seed: int = 0):
+    """Parameters and the optimizer's state, as `train` starts them."""
+    params = init(config, jax.random.key(seed))
+    return params, make_optimizer(config).init(params)
+
+
+def token_rows(config: Config, rows: int, seed: int) -> np.ndarray:
+    """`rows` sequences of the chain: int32 (rows, seq + 1)."""
+    return next(batches(dataclasses.replace(config, batch=rows), seed))
+
+
+def split(tokens: np.ndarray, batch: int, drop_last: bool = False):
+    stop = len(tokens) - len(tokens) % batch if drop_last else len(tokens)
+    return [tokens[start : start + batch] for start in range(0, stop, batch)]
+
+
+def _final(losses: list[float]) -> float:
+    return float(np.mean(losses[-LAST:]))
+
+
+def _memory(compiled) -> dict:
+    """A compiled program's memory analysis in bytes. `peak`: the program's own peak where it
+    reports one at least as large as its temporaries (the TPU's), else argument + output +
+    temp - alias; `peak_from` says which."""
+    stats = compiled.memory_analysis()
+    fields = ("argument", "output", "alias", "temp", "generated_code")
+    found = {f: int(getattr(stats, f"{f}_size_in_bytes", 0) or 0) for f in fields}
+    reported = getattr(stats, "peak_memory_in_bytes", None)
+    found["peak_reported"] = int(reported) if reported is not None else None
+    if reported and reported >= found["temp"]:
+        found["peak"], found["peak_from"] = int(reported), "reported"
+    else:
+        found["peak"] = found["argument"] + found["output"] + found["temp"] - found["alias"]
+        found["peak_from"] = "argument + output + temp - alias"
+    return found
+
+
+def _flops(compiled) -> float:
+    analysis = compiled.cost_analysis()
+    if isinstance(analysis, list):  # older JAX: one dict per program
+        analysis = analysis[0]
+    return float(analysis["flops"])
+
+
+class Loops:
+    """The seven loops of the page `training-step`, over the transformer: each
+    `(state, tokens) -> (state, losses)` trains one epoch of `tokens` (examples, seq + 1)."""
+
+    def __init__(self, config: Config):
+        self.config, self.optimizer = config, make_optimizer(config)
+        step = update_fn(config, self.optimizer)
+        self.grad = jax.jit(jax.value_and_grad(partial(loss_fn, config=config)))
+        self.step = jax.jit(step)
+        self.step_donated = jax.jit(step, donate_argnums=0)
+        self.scanned = jax.jit(partial(jax.lax.scan, step), donate_argnums=0)
+
+    def batches(self, tokens, drop_last=False):
+        return split(tokens, self.config.batch, drop_last)
+
+    # As commonly written: the gradient jitted, the optimizer run op by op, each NumPy batch
+    # converted inside the step, the loss fetched at every step, a ragged last batch.
+    def update_eager(self, state, tokens):
+        params, opt_state = state
+        loss, grads = self.grad(params, jnp.asarray(tokens))
+        updates, opt_state = self.optimizer.update(grads, opt_state, params)
+        return (optax.apply_updates(params, updates), opt_state), float(loss)
+
+    def as_written(self, state, tokens):
+        losses = []
+        for batch in self.batches(tokens):
+            state, loss = self.update_eager(state, batch)
+            losses.append(loss)
+        return state, losses
+
+    def one_jit(self, state, tokens):
+        losses = []
+        for batch in self.batches(tokens):
+            state, loss = self.step(state, batch)
+            losses.append(float(loss))
+        return state, losses
+
+    @staticmethod
+    def on_device(step, state, feed):
+        """Losses kept on the device, fetched LOG_EVERY at a time, LOG_EVERY steps late."""
+        pending, fetched = [], []
+        for batch in feed:
+            state, loss = step(state, batch)
+            pending.append(loss)
+            if len(pending) == 2 * LOG_EVERY:
+                fetched += [float(x) for x in jax.device_get(pending[:LOG_EVERY])]
+                del pending[:LOG_EVERY]
+        return state, fetched + [float(x) for x in jax.device_get(pending)]
+
+    @staticmethod
+    def put_each(feed):
+        return (jax.device_put(batch) for batch in feed)
+
+    @staticmethod
+    def put_ahead(feed):
+        current = None
+        for batch in feed:
+            following = jax.device_put(batch)
+            if current is not None:
+                yield current
+            current = following
+        if current is not None:
+            yield current
+
+    def no_wait(self, state, tokens):
+        return self.on_device(self.step, state, self.put_each(self.batches(tokens)))
+
+    def one_shape(self, state, tokens):
+        return self.on_device(self.step, state, self.put_each(self.batches(tokens, True)))
+
+    def donated(self, state, tokens):
+        feed = self.put_each(self.batches(tokens, True))
+        return self.on_device(self.step_donated, state, feed)
+
+    def prefetched(self, state, tokens):
+        feed = self.put_ahead(self.batches(tokens, True))
+        return self.on_device(self.step_donated, state, feed)
+
+    def groups(self, tokens):
+        """Groups of LOG_EVERY full batches, stacked: (LOG_EVERY, batch, seq + 1)."""
+        group = self.config.batch * LOG_EVERY
+        whole = tokens[: len(tokens) - len(tokens) % group]
+        return whole.reshape(-1, LOG_EVERY, self.config.batch, tokens.shape[1])
+
+    def scanned_loop(self, state, tokens):
+        losses, previous = [], None
+        for stacked in self.groups(tokens):
+            state, chunk = self.scanned(state, jax.device_put(stacked))
+            if previous is not None:
+                losses += [float(x) for x in jax.device_get(previous)]
+            previous = chunk
+        return state, losses + (
+            [float(x) for x in jax.device_get(previous)] if previous is not None else []
+        )
+
+    def named(self) -> dict:
+        loops = (
+            self.as_written,
+            self.one_jit,
+            self.no_wait,
+            self.one_shape,
+            self.donated,
+            self.prefetched,
+            self.scanned_loop,
+        )
+        return dict(zip(LOOP_NAMES, loops, strict=True))
+
+    def tokens_used(self, name: str, examples: int) -> int:
+        """Examples an epoch of `examples` trains on with loop `name`, times seq."""
+        if name in ("as written", "one jit", "no wait"):
+            used = examples
+        elif name == "scanned":
+            used = examples - examples % (self.config.batch * LOG_EVERY)
+        else:
+            used = examples - examples % self.config.batch
+        return used * self.config.seq
+
+    def steps_per_epoch(self, name: str, examples: int) -> int:
+        b = self.config.batch
+        return -(-examples // b) if name in ("as written", "one jit", "no wait") else examples // b
+
+
+def epochs(loop, config: Config, tokens: np.ndarray, seed: int = 0):
+    """A call that trains one more epoch with `loop` each time, the examples shuffled anew;
+    the state stays inside."""
+    state, rng = fresh_state(config, seed), np.random.default_rng(seed)
+
+    def epoch():
+        nonlocal state
+        state, _ = loop(state, tokens[rng.permutation(len(tokens))])
+        return state
+
+    return epoch
+
+
+def seven_loops(loops: Loops, plan: Plan, say) -> dict:
+    config = loops.config
+    examples = plan.full_batches * config.batch + RAGGED
+    tokens = token_rows(config, examples, seed=1)
+    per_token = flops_per_step(config) / (config.batch * config.seq)
+    run, compiles = {}, {}
+    for name, loop in loops.named().items():
+        run[name] = epochs(loop, config, tokens)
+        with CompileCounter() as counter:
+            jax.block_until_ready(run[name]())
+        compiles[name] = counter.count
+        say(f"loops: {name}: first epoch, {counter.count} compilations")
+    timed = bench_together(
+        {name: (epoch, ()) for name, epoch in run.items()},
+        n=plan.bench_rounds,
+        budget=plan.bench_budget,
+    )
+    out = {
+        "examples_per_epoch": examples,
+        "batch": config.batch,
+        "first_epoch_compilations": compiles,
+        "epoch_seconds": {name: list(t.times) for name, t in timed.items()},
+        "steps_per_epoch": {},
+        "seconds_per_step": {},
+        "tokens_per_second": {},
+        "mfu": {},
+        "note": "seconds per step: median epoch over its steps (the ragged loops count the "
+        "small last step as one); tokens per second: the tokens an epoch trains on over its "
+        "median time; MFU: those tokens' model flops (flops_per_step per token) per second "
+        "over the peak",
+    }
+    for name, t in timed.items():
+        steps = loops.steps_per_epoch(name, examples)
+        rate = loops.tokens_used(name, examples) / t.median
+        out["steps_per_epoch"][name] = steps
+        out["seconds_per_step"][name] = t.median / steps
+        out["tokens_per_second"][name] = rate
+        out["mfu"][name] = rate * per_token / PEAK_FLOPS
+    return out
+
+
+def hardware_count(loops: Loops) -> dict:
+    """The compiler's flop count of the step against the PaLM count. The layers' scan body is
+    counted once, so one layer's forward and backward, compiled alone, are added for the
+    other layers."""
+    config = loops.config
+    state = fresh_state(config)
+    batch = jax.ShapeDtypeStruct((config.batch, config.seq + 1), jnp.int32)
+    step_flops = _flops(loops.step_donated.lower(state, batch).compile())
+    dtype = jnp.bfloat16 if config.bf16 else jnp.float32
+    layer = jax.tree.map(lambda w: jax.ShapeDtypeStruct(w.shape[1:], dtype), state[0]["layers"])
+    x = jax.ShapeDtypeStruct((config.batch, config.seq, config.width), jnp.float32)
+
+    def one_layer(x, p):
+        return block(x, p, config).astype(jnp.float32).sum()
+
+    layer_grad = jax.jit(jax.value_and_grad(one_layer, argnums=(0, 1)))
+    layer_flops = _flops(layer_grad.lower(x, layer).compile())
+    all_layers = step_flops + (config.layers - 1) * layer_flops
+    model = flops_per_step(config)
+    return {
+        "compiled_step_flops": step_flops,
+        "one_layer_forward_backward_flops": layer_flops,
+        "compiled_flops_all_layers": all_layers,
+        "palm_flops": model,
+        "ratio_all_layers_to_palm": all_layers / model,
+        "ratio_step_to_palm": step_flops / model,
+        "note": "cost_analysis counts a scan body once: the step's figure holds one layer's "
+        "forward and backward, so layers - 1 times one layer's, compiled alone, are added. "
+        "The compiler also counts what the PaLM count leaves out: the optimizer's "
+        "elementwise work, LayerNorm, softmax, GELU, the loss; remat's recompute when on.",
+    }
+
+
+def read_trace_events(log_dir: str | Path) -> list[dict]:
+    """The events of the one `*.trace.json.gz` a trace wrote under `log_dir`."""
+    found = sorted(Path(log_dir).rglob("*.trace.json.gz"))
+    if len(found) != 1:
+        msg = f"expected one *.trace.json.gz under {log_dir}, found {len(found)}"
+        raise FileNotFoundError(msg)
+    with gzip.open(found[0]) as fh:
+        return json.load(fh)["traceEvents"]
+
+
+class NoDeviceLane(ValueError):
+    """The trace has no lane of the device's program executions."""
+
+
+def device_idle(
+    events: list[dict], process: str = DEVICE_PROCESS, thread: str = MODULES_THREAD
+) -> dict:
+    """The device's program executions in a Chrome trace (the complete events of thread
+    `thread` of process `process`, ts and dur in µs): from the first one's start to the last
+    one's end, how long the device ran programs and how long it sat idle between them."""
+    meta = [e for e in events if e.get("ph") == "M"]
+    pids = {
+        e["pid"]
+        for e in meta
+        if e.get("name") == "process_name" and e.get("args", {}).get("name") == process
+    }
+    if not pids:
+        processes = sorted(
+            {e.get("args", {}).get("name", "?") for e in meta if e.get("name") == "process_name"}
+        )
+        msg = f"the trace has no process named {process!r} (it has {processes})"
+        raise NoDeviceLane(msg)
+    lanes = {
+        (e["pid"], e["tid"])
+        for e in meta
+        if e.get("pid") in pids
+        and e.get("name") == "thread_name"
+        and e.get("args", {}).get("name") == thread
+    }
+    modules = sorted(
+        (float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)))
+        for e in events
+        if e.get("ph") == "X" and (e.get("pid"), e.get("tid")) in lanes
+    )
+    if not modules:
+        msg = f"the trace has no events on a thread {thread!r} of process {process!r}"
+        raise NoDeviceLane(msg)
+    busy, gaps, reach = 0.0, [], modules[0][0]
+    for start, end in modules:
+        if start > reach:
+            gaps.append(start - reach)
+        busy += max(0.0, end - max(start, reach))
+        reach = max(reach, end)
+    span = reach - modules[0][0]
+    return {
+        "modules": len(modules),
+        "span_ms": span / 1e3,
+        "busy_ms": busy / 1e3,
+        "idle_ms": (span - busy) / 1e3,
+        "idle_fraction": (span - busy) / span if span else 0.0,
+        "gaps": len(gaps),
+        "largest_gap_ms": max(gaps, default=0.0) / 1e3,
+    }
+
+
+def traced_idle(loops: Loops) -> dict:
+    """TRACED_STEPS steps traced, for the loop as written and the made-fast one (donated,
+    prefetched, losses fetched late), each summarised by `device_idle`."""
+    config = loops.config
+    tokens = token_rows(config, TRACED_STEPS * config.batch, seed=2)
+    opts = jax.profiler.ProfileOptions()
+    opts.python_tracer_level = 0
+    opts.host_tracer_level = 1
+    out: dict = {"steps": TRACED_STEPS}
+    for name, loop in (("as written", loops.as_written), ("made fast", loops.prefetched)):
+        state = fresh_state(config)
+        jax.block_until_ready(state)
+        with tempfile.TemporaryDirectory() as log_dir:
+            with jax.profiler.trace(log_dir, profiler_options=opts):
+                state, _ = loop(state, tokens)
+                jax.block_until_ready(state)
+            try:
+                out[name] = device_idle(read_trace_events(log_dir))
+            except NoDeviceLane as error:
+                out[name] = {"unreadable": str(error)}
+        del state
+    return out
+
+
+def _run_steps(config: Config, step, batches_: list[np.ndarray], precision: str | None) -> dict:
+    """`len(batches_)` steps of the donated `step` from the same start: the compile apart,
+    the steps timed as a loop that fetches losses late."""
+    context = jax.default_matmul_precision(precision) if precision else contextlib.nullcontext()
+    with context:
+        state = fresh_state(config)
+        compiled = step.lower(state, batches_[0]).compile()
+        state, first = compiled(state, jax.device_put(batches_[0]))
+        losses = [float(first)]
+        pending, started = [], time.perf_counter()
+        for batch in batches_[1:]:
+            state, loss = compiled(state, jax.device_put(batch))
+            pending.append(loss)
+            if len(pending) > LOG_EVERY:
+                losses += [float(x) for x in jax.device_get(pending[:-1])]
+                pending = pending[-1:]
+        losses += [float(x) for x in jax.device_get(pending)]
+        seconds = (time.perf_counter() - started) / (len(batches_) - 1)
+    return {
+        "seconds_per_step": seconds,
+        "mfu": flops_per_step(config) / seconds / PEAK_FLOPS,
+        "final_loss": _final(losses),
+        "losses": losses,
+    }
+
+
+def mixed_precision(loops: Loops, plan: Plan, say) -> dict:
+    config = loops.config
+    data = batches(config, seed=3)
+    same = [next(data) for _ in range(plan.precision_steps)]
+    variants = {
+        "bfloat16": (dataclasses.replace(config, bf16=True), None),
+        "float32": (dataclasses.replace(config, bf16=False), None),
+        "float32 highest": (dataclasses.replace(config, bf16=False), "highest"),
+    }
+    runs = {}
+    for name, (variant, precision) in variants.items():
+        if variant == config and precision is None:
+            step = loops.step_donated  # the same program, compiled already
+        else:
+            step = make_step(dataclasses.replace(variant, donate=True))
+        runs[name] = _run_steps(variant, step, same, precision)
+        say(f"mixed precision: {name}: final loss {runs[name]['final_loss']:.3f}")
+    reference = runs["float32 highest"]["final_loss"]
+    largest = max(abs(r["final_loss"] - reference) for r in runs.values())
+    floor = math.log(config.vocab)
+    return {
+        "steps": plan.precision_steps,
+        "variants": runs,
+        "reference": "float32 highest",
+        "final_loss_is": f"the mean of the last {LAST} losses",
+        "largest_final_difference": largest,
+        "tolerance": LOSS_TOLERANCE,
+        "within_tolerance": largest <= LOSS_TOLERANCE,
+        "ln_vocab": floor,
+        "entropy_rate": entropy_rate(),
+        "loss_fell_well_below_ln_vocab": all(
+            r["final_loss"] < WELL_BELOW * floor for r in runs.values()
+        ),
+        "well_below_means": f"final loss under {WELL_BELOW} ln(vocab)",
+        "peak_flops": PEAK_FLOPS,
+    }
+
+
+def _stepper(compiled, state, batch):
+    """A call that runs one more donated step each time, the state kept inside."""
+    box = [state]
+
+    def one():
+        box[0], loss = compiled(box[0], batch)
+        return loss
+
+    return one
+
+
+def saved_residuals_text(config: Config, lines: int = 30) -> str:
+    """What `print_saved_residuals` prints for one layer under the remat policy."""
+    dtype = jnp.bfloat16 if config.bf16 else jnp.float32
+    params = jax.eval_shape(partial(init, config), jax.random.key(0))["layers"]
+    layer = jax.tree.map(lambda w: jax.ShapeDtypeStruct(w.shape[1:], dtype), params)
+    x = jax.ShapeDtypeStruct((config.batch, config.seq, config.width), jnp.float32)
+    policy = jax.checkpoint_policies.dots_with_no_batch_dims_saveable
+    one_layer = jax.checkpoint(partial(block, config=config), policy=policy)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        print_saved_residuals(one_layer, x, layer)
+    text = printed.getvalue().replace(str(Path(block.__code__.co_filename).parent) + "/", "")
+    return "\n".join(text.splitlines()[:lines])
+
+
+def remat(loops: Loops, plan: Plan) -> dict:
+    config = loops.config
+    batch = jax.device_put(token_rows(config, config.batch, seed=4))
+    memory, flops, steppers = {}, {}, {}
+    with_remat = make_step(dataclasses.replace(config, remat=True, donate=True))
+    for name, step in (("without", loops.step_donated), ("with", with_remat)):
+        state = fresh_state(config)
+        compiled = step.lower(state, batch).compile()
+        memory[name], flops[name] = _memory(compiled), _flops(compiled)
+        steppers[name] = (_stepper(compiled, state, batch), ())
+        del state
+    timed = bench_together(steppers, n=plan.bench_rounds, budget=plan.bench_budget / 2)
+    return {
+        "policy": "jax.checkpoint_policies.dots_with_no_batch_dims_saveable",
+        "memory_bytes": memory,
+        "compiled_step_flops": flops,
+        "seconds_per_step": {name: t.median for name, t in timed.items()},
+        "step_seconds": {name: list(t.times) for name, t in timed.items()},
+        "saved_residuals_one_layer": saved_residuals_text(config),
+    }
+
+
+def _out_of_memory(error: Exception) -> bool:
+    """Whether XLA refused a program for want of memory."""
+    return "RESOURCE_EXHAUSTED" in str(error) or "Ran out of memory" in str(error)
+
+
+def _remat_names(compiled) -> int:
+    """Instructions XLA rematerialized to fit: their names carry `.remat`."""
+    return compiled.as_text().count(".remat")
+
+
+def largest_batch(loops: Loops, say, limit: int | None = None) -> dict:
+    """Fit peak = a + b * batch from two compiles, predict the largest multiple of 8 under the
+    device's limit (or `limit` bytes), compile it and run a step, then compile the next
+    multiple of 8: at most 4 compiles."""
+    config, step = loops.config, loops.step_donated  # compiled already at config.batch
+    limit = limit or (jax.devices()[0].memory_stats() or {}).get("bytes_limit")
+    if not limit:
+        return {"skipped": "this device reports no bytes_limit in memory_stats()"}
+    abstract = jax.eval_shape(partial(fresh_state, config))
+    compiles = 0
+
+    def compile_at(batch):
+        nonlocal compiles
+        compiles += 1
+        shape = jax.ShapeDtypeStruct((batch, config.seq + 1), jnp.int32)
+        return step.lower(abstract, shape).compile()
+
+    sizes = (config.batch, 2 * config.batch)
+    peaks = [_memory(compile_at(b))["peak"] for b in sizes]
+    slope = (peaks[1] - peaks[0]) / (sizes[1] - sizes[0])
+    if slope <= 0:
+        msg = f"the peak did not grow with the batch: {dict(zip(sizes, peaks, strict=True))}"
+        raise ValueError(msg)
+    intercept = peaks[0] - slope * sizes[0]
+    predicted = int((limit - intercept) / slope) // 8 * 8
+    say(f"largest batch: peak {intercept:.3g} + {slope:.3g} * batch; predicted {predicted}")
+    out: dict = {
+        "bytes_limit": int(limit),
+        "fit": {"batches": list(sizes), "peaks": peaks, "a": intercept, "b": slope},
+        "predicted": predicted,
+        "refused": [],
+    }
+    tried, compiled = predicted, None
+    while compiled is None:
+        try:
+            compiled = compile_at(tried)
+        except Exception as error:
+            if not _out_of_memory(error):
+                raise
+            out["refused"].append({"batch": tried, "error": _first_line(error)})
+            if compiles >= 4 or tried <= 8:
+                out["compiles"] = compiles
+                return out
+            tried -= 8
+    fits = {
+        "batch": tried,
+        "memory_bytes": _memory(compiled),
+        "remat_instructions": _remat_names(compiled),
+    }
+    stats = jax.devices()[0].memory_stats() or {}
+    fits["bytes_in_use_before_step"] = stats.get("bytes_in_use")
+    try:  # the program fits, but the device's memory may be fragmented
+        state = fresh_state(config)
+        tokens = jax.device_put(token_rows(config, tried, seed=5))
+        started = time.perf_counter()
+        state, loss = compiled(state, tokens)
+        fits["first_step_loss"] = float(loss)
+        fits["first_step_seconds"] = time.perf_counter() - started
+        stats = jax.devices()[0].memory_stats() or {}
+        fits["peak_bytes_in_use"] = stats.get("peak_bytes_in_use")
+        del state, tokens
+    except Exception as error:
+        fits["step_error"] = _error(error)["error"]
+    del compiled
+    gc.collect()
+    out["largest"] = fits
+    if compiles < 4:
+        following: dict = {"batch": tried + 8}
+        try:
+            compiled = compile_at(tried + 8)
+            following |= {
+                "refused": False,
+                "memory_bytes": _memory(compiled),
+                "remat_instructions": _remat_names(compiled),
+            }
+        except Exception as error:
+            if not _out_of_memory(error):
+                raise
+            following |= {"refused": True, "error": _first_line(error)}
+        out["next"] = following
+    out["compiles"] = compiles
+    return out
+
+
+@functools.cache
+def _accumulation_steps(config: Config, k: int):
+    """A jitted micro-step of optax.MultiSteps over k micro-batches, and a jitted step on
+    one large batch, both with SGD at learning rate 1 (the update is minus the gradient)."""
+    sgd = optax.sgd(1.0)
+    multi = optax.MultiSteps(sgd, every_k_schedule=k)
+    grad = jax.grad(loss_fn)
+
+    @jax.jit
+    def micro_step(params, opt_state, tokens):
+        updates, opt_state = multi.update(grad(params, tokens, config), opt_state, params)
+        return optax.apply_updates(params, updates), opt_state
+
+    @jax.jit
+    def large_step(params, tokens):
+        updates, _ = sgd.update(grad(params, tokens, config), sgd.init(params), params)
+        return optax.apply_updates(params, updates)
+
+    return multi, micro_step, large_step
+
+
+def accumulation_gap(config: Config, micro: np.ndarray, large: np.ndarray) -> dict:
+    """optax.MultiSteps over the micro-batches `micro` (k, b, seq + 1) against one step on
+    `large` (k*b, seq + 1), both with SGD (linear in the gradient) in float32 at the highest
+    matmul precision: the largest difference of the updated parameters, over the largest
+    update."""
+    config = dataclasses.replace(config, bf16=False, remat=False)
+    multi, micro_step, large_step = _accumulation_steps(config, len(micro))
+    with jax.default_matmul_precision("highest"):
+        start, _ = fresh_state(config)
+        params, opt_state = start, multi.init(start)
+        for tokens in micro:
+            params, opt_state = micro_step(params, opt_state, tokens)
+        once = large_step(start, large)
+        difference = max(
+            float(jnp.max(jnp.abs(a - b)))
+            for a, b in zip(jax.tree.leaves(params), jax.tree.leaves(once), strict=True)
+        )
+        update = max(
+            float(jnp.max(jnp.abs(a - b)))
+            for a, b in zip(jax.tree.leaves(once), jax.tree.leaves(start), strict=True)
+        )
+    return {
+        "k": len(micro),
+        "micro_batch": int(micro.shape[1]),
+        "largest_difference": difference,
+        "largest_update": update,
+        "relative_difference": difference / update,
+    }
+
+
+def accumulation(config: Config, plan: Plan) -> dict:
+    k = plan.accumulation_k
+    large = token_rows(config, config.batch, seed=6)
+    micro = large.reshape(k, config.batch // k, -1)
+    found = accumulation_gap(config, micro, large)
+    return found | {
+        "optimizer": "optax.sgd(1.0) inside optax.MultiSteps",
+        "precision": "float32, jax.default_matmul_precision('highest')",
+        "tolerance": ACCUMULATION_TOLERANCE,
+        "within_tolerance": found["relative_difference"] <= ACCUMULATION_TOLERANCE,
+    }
+
+
+def device_facts() -> dict:
+    """The default device, as `chapter2.accelerator` records it."""
+    device = jax.devices()[0]
+    return {
+        "platform": device.platform,
+        "device": device.device_kind,
+        "jax": jax.__version__,
+        "memory": device.memory_stats() or {},
+    }
+
+
+def record(quick: bool = False, out_path: Path | None = None) -> dict:
+    """Every section's numbers on JAX's default device; the CPU config and few steps when
+    `quick`. A section that fails records {"error": {"type", "message"}}. With `out_path`,
+    the JSON so far is written there after each section."""
+    started = time.perf_counter()
+    say = partial(_say, started)
+    config, plan = (CPU, QUICK) if quick else (TPU, FULL)
+    out: dict = {
+        "device": device_facts(),
+        "jax": jax.__version__,
+        "quick": quick,
+        "config": dataclasses.asdict(config),
+        "plan": dataclasses.asdict(plan),
+        "parameters": parameter_count(jax.eval_shape(partial(init, config), jax.random.key(0))),
+        "flops_per_step": flops_per_step(config),
+        "peak_flops": PEAK_FLOPS,
+        "peak_source": PEAK_SOURCE,
+        "ln_vocab": math.log(config.vocab),
+        "entropy_rate": entropy_rate(),
+        "section_seconds": {},
+    }
+    loops = Loops(config)
+    sections = {
+        "loops": lambda: seven_loops(loops, plan, say),
+        "hardware_count": lambda: hardware_count(loops),
+        "traces": lambda: traced_idle(loops),
+        "mixed_precision": lambda: mixed_precision(loops, plan, say),
+        "remat": lambda: remat(loops, plan),
+        "largest_batch": lambda: largest_batch(loops, say),
+        "accumulation": lambda: accumulation(config, plan),
+    }
+    for name, section in sections.items():
+        say(f"{name}: starting")
+        begun = time.perf_counter()
+        try:
+            out[name] = section()
+        except Exception as error:  # one failing section must not stop the others
+            out[name] = _error(error)
+            say(f"{name}: failed: {type(error).__name__}: {_first_line(error)}")
+        out["section_seconds"][name] = time.perf_counter() - begun
+        out["seconds"] = time.perf_counter() - started
+        gc.collect()  # the section's device arrays go before the next one
+        say(f"{name}: done in {out['section_seconds'][name]:.1f} s")
+        if out_path is not None:
+            Path(out_path).write_text(json.dumps(out, indent=1) + "\n")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m chapter2.training_numbers", description=__doc__
+    )
+    parser.add_argument("out", type=Path, help="the JSON file to write")
+    parser.add_argument("--quick", action="store_true", help="the CPU config, few steps")
+    args = parser.parse_args(argv)
+    found = record(args.quick, args.out)
+    return 1 if any("error" in value for value in found.values() if isinstance(value, dict)) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
