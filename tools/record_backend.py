@@ -261,22 +261,22 @@ def run_module(
 
 
 HOST_FACTS = """
-import json, platform, jax, jaxlib
+import json, platform, sys, jax, jaxlib
 from chapter2.environment import cpu_model, xla_cores
-print(json.dumps({"jax": jax.__version__, "jaxlib": jaxlib.__version__,
-                  "python": platform.python_version(), "cpu": cpu_model(), "cores": xla_cores()}))
+facts = {"jax": jax.__version__, "jaxlib": jaxlib.__version__,
+         "python": platform.python_version(), "cpu": cpu_model(), "cores": xla_cores()}
+open(sys.argv[1], "w").write(json.dumps(facts) + "\\n")
 """
 
 
 def host_facts(folder: Path, env: dict[str, str]) -> None:
     """host.json: the software there and the host's CPU, read in the environment the parts
     run in (no device is opened)."""
-    command = [sys.executable, "-c", HOST_FACTS]
+    command = [sys.executable, "-c", HOST_FACTS, str(folder / "host.json")]
     status, output, _ = run_command(command, folder, {**env, "JAX_PLATFORMS": "cpu"})
     if status != 0:
         msg = f"could not read the host's facts (exit {status}):\n{output}"
         raise SystemExit(msg)
-    (folder / "host.json").write_text(output.strip().splitlines()[-1] + "\n")
 
 
 def describe(folder: Path, made: str, parts: list[str]) -> dict:
@@ -314,6 +314,7 @@ def run(
     saved: Path | None = None,
     numbers: list[str] | None = None,
     claims_page: str | None = None,
+    training: list[str] | None = None,
 ) -> dict:
     """Record `parts` into OUT/record/, archived after each part as `saved` (by default
     OUT/record.tar.gz)."""
@@ -330,6 +331,7 @@ def run(
     argv = ["run", "OUT", "--part", *parts, *(["--quick"] * quick)]
     argv += ["--numbers", *(repr(n) for n in numbers)] if numbers else []
     argv += ["--claims-page", claims_page] if claims_page else []
+    argv += ["--training", *training] if training else []
     made = (
         f"python record_backend.py {' '.join(argv)}, made by tools/record_backend.py at "
         f"commit {(work / 'commit').read_text()}"
@@ -345,7 +347,7 @@ def run(
         elif part == "numbers":
             run_module("chapter2.accelerator", folder, env, quick, numbers)
         else:
-            run_module("chapter2.training_numbers", folder, env, quick)
+            run_module("chapter2.training_numbers", folder, env, quick, training)
         print(f"== {part}: {time.perf_counter() - start:.0f} s", flush=True)
         archive(folder, saved)
     record = describe(folder, made, parts)
@@ -371,6 +373,31 @@ PART_FILES = {
 }
 
 
+# Keys of a numbers or training file that describe the recording, not a section of it.
+ABOUT = {"device", "config", "plan", "section_seconds"}
+
+
+def merged_sections(kept: dict, file: Path, folder: Path) -> dict:
+    """A numbers or training file with the sections of a later recording added: a section
+    recorded before stays, unless it failed then; the failure is kept beside it."""
+    added = json.loads(file.read_text())
+    if added.get("config", kept.get("config")) != kept.get("config"):
+        msg = f"{folder}: {file.name} was recorded with another configuration"
+        raise SystemExit(msg)
+    sections = [k for k, v in added.items() if isinstance(v, dict) and k not in ABOUT]
+    again = [k for k in sections if k in kept and "error" not in kept[k]]
+    if again:
+        msg = f"{folder} already holds the {file.stem} of {', '.join(sorted(again))}"
+        raise SystemExit(msg)
+    for key in sections:
+        if key in kept:
+            kept.setdefault("failed before", {})[key] = kept[key]
+        kept[key] = added[key]
+    if "section_seconds" in added:
+        kept["section_seconds"] = {**kept.get("section_seconds", {}), **added["section_seconds"]}
+    return kept
+
+
 def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
     """Add the files of the archive at `path` to the run in `folder`: run.json's parts and
     files are merged with those already there; a page run again is added to pages.json
@@ -390,8 +417,8 @@ def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
         if old and (old["device"], old["jax"]) != (new["device"], new["jax"]):
             msg = f"{folder} holds a run of {old['device']} with JAX {old['jax']}"
             raise SystemExit(msg)
-        merged = {"run.json", "host.json", FILES["pages"], FILES["numbers"], "pages.log"}
-        merged |= {"numbers.log"}
+        merged = {"run.json", "host.json", FILES["pages"], FILES["numbers"], FILES["training"]}
+        merged |= {"pages.log", "numbers.log", "training.log"}
         clash = sorted(
             p.name for p in got.iterdir() if p.name not in merged and (folder / p.name).exists()
         )
@@ -405,15 +432,11 @@ def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
                     {**p, "made": new["parts"]["pages"]} for p in json.loads(file.read_text())
                 ]
                 (folder / file.name).write_text(json.dumps(pages, indent=1) + "\n")
-            elif file.name == FILES["numbers"] and (folder / file.name).exists():
-                numbers = json.loads((folder / file.name).read_text())
-                added = json.loads(file.read_text())
-                again = sorted(set(added) & set(numbers) - {"device"})
-                if again:
-                    msg = f"{folder} already holds the numbers of {', '.join(again)}"
-                    raise SystemExit(msg)
-                numbers |= {k: v for k, v in added.items() if k != "device"}
-                (folder / file.name).write_text(json.dumps(numbers, indent=1) + "\n")
+            elif (
+                file.name in (FILES["numbers"], FILES["training"]) and (folder / file.name).exists()
+            ):
+                kept = merged_sections(json.loads((folder / file.name).read_text()), file, folder)
+                (folder / file.name).write_text(json.dumps(kept, indent=1) + "\n")
             elif file.name.endswith(".log") and (folder / file.name).exists():
                 with (folder / file.name).open("a") as log:
                     log.write("\n" + file.read_text())
@@ -443,6 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     there.add_argument("--archive", type=Path, help="where (OUT/record.tar.gz by default)")
     there.add_argument("--numbers", nargs="+", help="only these parts of chapter2.accelerator")
     there.add_argument("--claims-page", help="only this page's claims (all by default)")
+    there.add_argument("--training", nargs="+", help="only these sections of the training")
     page = steps.add_parser("page", help="(run's own) one page's cells, past failures")
     page.add_argument("cells", type=Path)
     page.add_argument("failed", type=Path)
@@ -465,6 +489,7 @@ def main(argv: list[str] | None = None) -> int:
             args.archive,
             args.numbers,
             args.claims_page,
+            args.training,
         )
         print(json.dumps(record, indent=2))
     elif args.step == "page":

@@ -43,7 +43,7 @@ from chapter2.cases.transformer import (
     parameter_count,
 )
 from chapter2.compiles import CompileCounter
-from chapter2.timing import bench_together
+from chapter2.timing import bench, bench_together
 
 # TPU v5e: 197 TFLOP/s of bfloat16 per chip, the vendor's figure (Cloud TPU v5e page).
 PEAK_FLOPS = 197e12
@@ -288,18 +288,17 @@ def seven_loops(loops: Loops, plan: Plan, say) -> dict:
     examples = plan.full_batches * config.batch + RAGGED
     tokens = token_rows(config, examples, seed=1)
     per_token = flops_per_step(config) / (config.batch * config.seq)
-    run, compiles = {}, {}
+    timed, compiles = {}, {}
     for name, loop in loops.named().items():
-        run[name] = epochs(loop, config, tokens)
+        epoch = epochs(loop, config, tokens)
         with CompileCounter() as counter:
-            jax.block_until_ready(run[name]())
+            jax.block_until_ready(epoch())
         compiles[name] = counter.count
         say(f"loops: {name}: first epoch, {counter.count} compilations")
-    timed = bench_together(
-        {name: (epoch, ()) for name, epoch in run.items()},
-        n=plan.bench_rounds,
-        budget=plan.bench_budget,
-    )
+        # One loop at a time: seven train states do not fit beside a step's temporaries.
+        timed[name] = bench(epoch, n=plan.bench_rounds, budget=plan.bench_budget)
+        del epoch
+        gc.collect()
     out = {
         "examples_per_epoch": examples,
         "batch": config.batch,
@@ -309,6 +308,8 @@ def seven_loops(loops: Loops, plan: Plan, say) -> dict:
         "seconds_per_step": {},
         "tokens_per_second": {},
         "mfu": {},
+        "timed": "one loop after another, each alone on the device with its own train state "
+        "(seven states do not fit in the chip's memory beside a step's temporaries)",
         "note": "seconds per step: median epoch over its steps (the ragged loops count the "
         "small last step as one); tokens per second: the tokens an epoch trains on over its "
         "median time; MFU: those tokens' model flops (flops_per_step per token) per second "
@@ -727,7 +728,20 @@ def device_facts() -> dict:
     }
 
 
-def record(quick: bool = False, out_path: Path | None = None) -> dict:
+SECTIONS = (
+    "loops",
+    "hardware_count",
+    "traces",
+    "mixed_precision",
+    "remat",
+    "largest_batch",
+    "accumulation",
+)
+
+
+def record(
+    quick: bool = False, out_path: Path | None = None, only: list[str] | None = None
+) -> dict:
     """Every section's numbers on JAX's default device; the CPU config and few steps when
     `quick`. A section that fails records {"error": {"type", "message"}}. With `out_path`,
     the JSON so far is written there after each section."""
@@ -759,6 +773,8 @@ def record(quick: bool = False, out_path: Path | None = None) -> dict:
         "accumulation": lambda: accumulation(config, plan),
     }
     for name, section in sections.items():
+        if only and name not in only:
+            continue
         say(f"{name}: starting")
         begun = time.perf_counter()
         try:
@@ -781,8 +797,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("out", type=Path, help="the JSON file to write")
     parser.add_argument("--quick", action="store_true", help="the CPU config, few steps")
+    parser.add_argument("--part", nargs="+", choices=SECTIONS, help="only these sections")
     args = parser.parse_args(argv)
-    found = record(args.quick, args.out)
+    found = record(args.quick, args.out, args.part)
     return 1 if any("error" in value for value in found.values() if isinstance(value, dict)) else 0
 
 
