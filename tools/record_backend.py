@@ -299,7 +299,7 @@ def describe(folder: Path, made: str, parts: list[str]) -> dict:
         "python": software["python"],
         "host": {k: host[k] for k in ("cpu", "cores")} if host else None,
         "recorded": software.get("recorded") or dt.datetime.now(dt.UTC).date().isoformat(),
-        "parts": dict.fromkeys(parts, made),
+        "parts": {part: [made] for part in parts},
         "files": {k: v for k, v in FILES.items() if (folder / v).exists()},
     }
 
@@ -442,8 +442,11 @@ def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
                     log.write("\n" + file.read_text())
             elif file.name != "run.json":
                 shutil.copy(file, folder / file.name)
-    if old:
-        new["parts"] = {**old["parts"], **new["parts"]}
+    if old:  # each part lists every call that recorded some of it, oldest first
+        parts = {k: v if isinstance(v, list) else [v] for k, v in old["parts"].items()}
+        for part, made in new["parts"].items():
+            parts[part] = parts.get(part, []) + (made if isinstance(made, list) else [made])
+        new["parts"] = parts
         new["files"] = {**old["files"], **new["files"]}
         new["recorded"] = min(old["recorded"], new["recorded"])
         new["host"] = new["host"] or old["host"]

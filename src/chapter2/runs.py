@@ -31,7 +31,7 @@ class RecordedRun:
     jax: str
     jaxlib: str
     recorded: str  # the date of its measurements, as the run wrote it
-    made: dict[str, str]  # what made each part, as the run wrote it
+    made: dict[str, list[str]]  # what made each part: every call that recorded some of it
     verdicts: dict[str, dict]  # the device's verdicts, by today's claim ids
     host_verdicts: dict[str, dict] = field(default_factory=dict)  # the same JAX on its CPU
     files: dict[str, str] = field(default_factory=dict)  # what each file holds: its name
@@ -81,7 +81,8 @@ def read_run(folder: Path) -> RecordedRun:
     renamed = run.get("renamed", {})
     verdicts, claims_file = _verdicts(folder / files["claims"], renamed)
     host = _verdicts(folder / files["host claims"], renamed)[0] if "host claims" in files else {}
-    made = run["parts"] if "parts" in run else {"claims": run["made"]}
+    parts = run["parts"] if "parts" in run else {"claims": run["made"]}
+    made = {k: v if isinstance(v, list) else [v] for k, v in parts.items()}
     return RecordedRun(
         name=folder.name,
         folder=folder,
