@@ -488,7 +488,9 @@ SPECIFICATION_WORDS = {"xla-compilation": 2024, "memory-layout": 1375}
 # contrasts that name the cause of a result of the configuration (YNNPACK off, a size past the
 # cache, an older release), and 29,500 with the roofline that judges each timing against the
 # machine's limits; 29,511 with every cell importing the helpers it uses, 28,298 after an
-# editing pass over their prose, and 26,544 after a second pass over their prose and code.
+# editing pass over their prose, and 26,544 after a second pass over their prose and code;
+# 28,010 with a paragraph per section on what the recorded TPU did (1,026 words with the
+# 2.8 TPU figure's caption), which the budget makes room for.
 # (A page added since is not one of them: it has a budget of its own, or none.)
 TEN_PAGES = [
     *("profiling", "jaxprs", "xla-compilation", "memory-layout", "recompilation", "fusion"),
@@ -501,8 +503,8 @@ def test_a_long_section_reads_at_most_half_again_the_specifications(soups, page)
     assert article_words(soups[f"{page}.html"], joined=True) <= 1.5 * SPECIFICATION_WORDS[page]
 
 
-def test_the_chapter_reads_at_most_27000_words(soups):
-    assert sum(reading_words(soups[f"{page}.html"]) for page in TEN_PAGES) <= 27_000
+def test_the_chapter_reads_at_most_28100_words(soups):
+    assert sum(reading_words(soups[f"{page}.html"]) for page in TEN_PAGES) <= 28_100
 
 
 def test_the_overview_says_what_a_reader_needs_in_at_most_half_its_old_length(soups):

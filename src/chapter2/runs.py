@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chapter2.timing import BenchResult  # imports no JAX
+
 # The files of the first recorded run, which named them in keys of their own or not at all.
 LEGACY_FILES = {
     "host claims": "claims-cpu-same-machine.json",
@@ -48,6 +50,10 @@ class RecordedRun:
         """What the chapter's sections measured there ({} where the run kept none)."""
         return self.read("numbers") if "numbers" in self.files else {}
 
+    def timing(self, key: str):
+        """The timing recorded at `key` ({"median", "runs"}, in seconds) as a BenchResult."""
+        return BenchResult(tuple(self.value(key)["runs"]))
+
     def value(self, key: str):
         """The value at `key`, a path of names joined by "/": into the numbers, into a
         claim's observation (`claim-id/name`), or one of the run's own facts (`device`)."""
@@ -78,6 +84,8 @@ def read_run(folder: Path) -> RecordedRun:
             **({"numbers": run["numbers"]} if "numbers" in run else {}),
         }
         files |= {k: v for k, v in LEGACY_FILES.items() if (folder / v).exists()}
+    if (folder / "vendor-figures.json").exists():  # typed from the vendor's page, not recorded
+        files.setdefault("vendor figures", "vendor-figures.json")
     renamed = run.get("renamed", {})
     verdicts, claims_file = _verdicts(folder / files["claims"], renamed)
     host = _verdicts(folder / files["host claims"], renamed)[0] if "host claims" in files else {}
