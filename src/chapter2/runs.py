@@ -55,16 +55,20 @@ class RecordedRun:
         return BenchResult(tuple(self.value(key)["runs"]))
 
     def value(self, key: str):
-        """The value at `key`, a path of names joined by "/": into the numbers, into a
-        claim's observation (`claim-id/name`), or one of the run's own facts (`device`)."""
+        """The value at `key`, a path of names joined by "/" (a number indexes a list): into
+        the numbers, into a claim's observation (`claim-id/name`), or one of the run's own
+        facts (`device`)."""
         observed = {cid: v.get("observed") or {} for cid, v in self.verdicts.items()}
         facts = {"device": self.device, "jax": self.jax, "recorded": self.recorded}
         value = {**self.numbers, **observed, **facts}
         for part in key.split("/"):
-            if not isinstance(value, dict) or part not in value:
+            if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                value = value[int(part)]
+            elif isinstance(value, dict) and part in value:
+                value = value[part]
+            else:
                 msg = f"the run {self.name} holds no {key!r} ({part!r} is missing)"
                 raise KeyError(msg)
-            value = value[part]
         return value
 
 
