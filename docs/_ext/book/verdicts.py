@@ -447,9 +447,10 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
         section = nodes.section(ids=[f"differences-{run.name}"])
         section += nodes.title(text=f"On the {run.device} (JAX {run.jax})")
         section += nodes.paragraph(
-            text=f"{cpu_only} claims are facts of the CPU, not checked there "
-            f"({Status.CANNOT_CHECK.symbol} CPU). Every other claim that reads otherwise "
-            "there, or holds there only by what that device is expected to do:"
+            text=f"{cpu_only} claims are checked on the CPU alone, facts of the CPU or checks "
+            f"that read what its compiler prints ({Status.CANNOT_CHECK.symbol} CPU). Every "
+            "other claim that reads otherwise there, or holds there only by what that device "
+            "is expected to do:"
         )
         section += listed_here
         found.append(section)
