@@ -301,3 +301,13 @@ def test_a_report_names_its_commit_and_what_it_did_not_check():
     assert "did not check" not in drift.summary(report, 5, now - {"added-since"})
     older = {k: v for k, v in report.items() if k not in ("commit", "claim_ids")}
     assert "from a book whose commit it does not record" in drift.summary(older, 6, now)
+
+
+def test_the_matrix_keeps_the_machine_a_release_ran_on_and_never_fills_one_in():
+    older = claims_report(verdict("fine", "holds"), jax="0.9.2")
+    newer = {
+        **claims_report(verdict("fine", "holds"), jax="0.10.2"),
+        "machine": {"cpu": "X", "cores": 2},
+    }
+    releases = matrix.build_matrix([older, newer])["releases"]
+    assert [r.get("machine") for r in releases] == [None, {"cpu": "X", "cores": 2}]

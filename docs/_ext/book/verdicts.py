@@ -497,10 +497,25 @@ def fill_pages(app, doctree, docname) -> None:
             node.replace_self(_checks(app, docname, home))
         else:
             recorded = ", ".join(sorted({r["recorded"] for r in matrix["releases"]}))
+            unknown = [r["jax"] for r in matrix["releases"] if "machine" not in r]
+            machines = sorted(
+                {
+                    f"{r['machine']['cpu']} ({r['machine']['cores']} cores)"
+                    for r in matrix["releases"]
+                    if "machine" in r
+                }
+            )
             this = next(iter(home.values()), {}).get("jax")
             linked = f" {LINKED}" if set(app.config.book_site_versions) - {this} else ""
             legend = nodes.paragraph(
-                text=f"Recorded {recorded}. {LEGEND}{linked} A column after this build's is a run "
+                text=f"Recorded {recorded}"
+                + (f", on {', '.join(machines)}" if machines else "")
+                + (
+                    f"; the records of {', '.join(unknown)} do not say on which machine"
+                    if unknown
+                    else ""
+                )
+                + f". {LEGEND}{linked} A column after this build's is a run "
                 f"recorded on another backend, judged by each claim as it is now: "
                 f"{Status.HOLDS.symbol} the backend did what the claim expects of it there; "
                 f"{Status.DRIFTED.symbol} it did otherwise, or the check failed there; "
