@@ -71,7 +71,7 @@ def traces_every_call(mp):
         jitted = REAL_JIT(f, **kwargs)
 
         def call(*args):
-            jax.make_jaxpr(lambda *a: f(*a))(*args)  # a new function: no trace cached for it
+            jax.make_jaxpr(lambda *a: f(*a))(*args)  # noqa: PLW0108 - a new function: traced anew
             return jitted(*args)
 
         return call

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 
 from chapter2.cases.dispatch import SYNCHRONIZING
 from chapter2.claims.backends import CPU_BACKEND
-from chapter2.claims.registry import CannotCheck, Kind, Observation, claim, counted
+from chapter2.claims.registry import CannotCheck, Kind, Observation, claim
 from chapter2.compat import cost_analysis
 from chapter2.compiles import CompileCounter
 
@@ -352,7 +352,7 @@ def _format() -> Observation:
     m = jnp.ones((1000, 1000))
     heavy(m).block_until_ready()
     result = heavy(m)
-    f"{result}"  # noqa: B018 - formatted for its effect: whether it waits
+    _ = f"{result}"  # formatted for its effect: whether it waits
     waited = result.is_ready()
     observed = {
         "repr shape only": repr(big).startswith("Array(shape="),

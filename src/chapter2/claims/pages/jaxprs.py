@@ -93,8 +93,7 @@ def _closed_jaxpr_merged() -> Observation:
     checks="That in the jaxpr of `w @ v + jnp.pi`, with `w` a captured 3 × 3 matrix, `w` is "
     "the one constvar, of type `f32[3,3]`, and `jnp.pi` a `Literal` printed "
     "`3.1415927410125732:f32[]`.",
-    unchecked="That the matrix's value sits in `.consts` is shown by the cell above, not "
-    "tested.",
+    unchecked="That the matrix's value sits in `.consts` is shown by the cell above, not tested.",
 )
 def _closure_constvar_literal() -> Observation:
     w = jnp.arange(9.0).reshape(3, 3)
@@ -121,8 +120,8 @@ def _closure_constvar_literal() -> Observation:
 @claim(
     "nested-jit-primitive",
     checks="That in the jaxpr of a sum of a jitted `inner(v) = sin(v) * 2.0`, the first "
-    "equation is of the primitive `jit`, with `inner` in `params[\"name\"]` and a sub-jaxpr "
-    "of `sin` and `mul` in `params[\"jaxpr\"]`; and that the printed jaxpr holds no `pjit`.",
+    'equation is of the primitive `jit`, with `inner` in `params["name"]` and a sub-jaxpr '
+    'of `sin` and `mul` in `params["jaxpr"]`; and that the printed jaxpr holds no `pjit`.',
     unchecked="That older material calls the primitive `pjit` is said of that material.",
 )
 def _nested_jit_primitive() -> Observation:
@@ -277,7 +276,7 @@ def _cond_int32_false_first() -> Observation:
         f"{before.primitive.name} to {before.params.get('new_dtype')}, whose result "
         f"{_is(cond.invars[0] is before.outvars[0])} the cond's index; its branches, in order: "
         + ", then ".join(listed(names, "none") for names in branches)
-        + f"; lax.switch over [cos, sin] gave the branches "
+        + "; lax.switch over [cos, sin] gave the branches "
         + ", then ".join(listed(names, "none") for names in _branches(switch))
         + ".",
     )

@@ -119,7 +119,7 @@ def _formats(log_dir: str) -> list[bool]:
     ]:
         try:
             found.append(read(trace_file(log_dir, ending)))
-        except Exception:  # noqa: BLE001 - any failure to read it is what is observed
+        except Exception:  # any failure to read it is what is observed
             found.append(False)
     return found
 
@@ -219,7 +219,7 @@ def _tensorboard_separately() -> Observation:
 @claim(
     "trace-annotation-in-trace",
     checks="That a trace of one call of a jitted `sin(v).sum()` inside "
-    "`TraceAnnotation(\"step\")`, read in Python from its `*.trace.json.gz`, holds one event "
+    '`TraceAnnotation("step")`, read in Python from its `*.trace.json.gz`, holds one event '
     "named step, host events of the jitted call, and kernel events named after the "
     "program's HLO instructions.",
 )
@@ -252,7 +252,7 @@ def _trace_annotation() -> Observation:
 
 @claim(
     "transfer-guard-disallows-host-arrays",
-    checks="That under `transfer_guard(\"disallow\")` a jitted step of the page's form on "
+    checks='That under `transfer_guard("disallow")` a jitted step of the page\'s form on '
     "64 × 64 arrays runs on arrays already on the device, and raises on a NumPy array, naming "
     "the disallowed transfer.",
 )
@@ -350,7 +350,7 @@ def _xla_threads() -> Observation:
 
 @claim(
     "named-scope-debug-info",
-    checks="That for a jitted `jnp.sin(v) * 2` inside `jax.named_scope(\"my_scope\")`, the "
+    checks='That for a jitted `jnp.sin(v) * 2` inside `jax.named_scope("my_scope")`, the '
     "compiled HLO's `op_name` metadata holds the name; that `lower().as_text()` holds neither "
     "the name nor the source file's name; and that `lower().as_text(debug_info=True)` holds "
     "both.",

@@ -137,8 +137,7 @@ def _scalar_type(signature: str) -> str:
     "for a float32 array and a float64 NumPy array, returning float32 for the latter, and once "
     "more for each of 1 (int32, weak), 1.0 (float32, weak) and `jnp.float32(1.0)` (float32); "
     "and that with the option on, the float64 array compiles again.",
-    unchecked="That the float64 array is converted on the host, in every call, is not "
-    "tested.",
+    unchecked="That the float64 array is converted on the host, in every call, is not tested.",
 )
 def _weak_types() -> Observation:
 
@@ -310,7 +309,7 @@ def _explain() -> Observation:
 @claim(
     "tracing-context-recompiles",
     checks="That a jitted product of the same two 4 × 4 arrays compiles under the default "
-    "matmul precision, again under \"highest\", and not a third time back under the default; "
+    'matmul precision, again under "highest", and not a third time back under the default; '
     "that the explained cache miss names `jax_default_matmul_precision`; and that a jitted "
     "sine compiles under both precisions.",
 )
