@@ -406,7 +406,7 @@ def test_verdict_data_carries_what_the_docs_layer_renders():
 
 def test_the_source_shown_with_a_verdict_includes_the_module_functions_the_check_calls():
     source = evaluate("trace-files").as_dict()["check_source"]
-    assert source.index('@claim("trace-files"') < source.index("def _traced_step(")
+    assert source.index('"trace-files",') < source.index("def _traced_step(")
     assert source.count("def _traced_step(") == 1  # a helper called twice is shown once
     assert "def generic_name(" not in source  # engine functions are on the helpers page
     shapes = evaluate("vmap-and-broadcast-compile-alike").as_dict()["check_source"]
