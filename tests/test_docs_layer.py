@@ -104,6 +104,21 @@ def test_the_page_of_checks_lists_each_value_beside_what_the_book_expects():
     assert verdicts.findings({**VERDICT, "observed": None}) == []
 
 
+def test_the_page_of_checks_says_what_a_check_tests_and_what_its_statement_says_beyond_it():
+    said = {"checks": "That `f` compiles once.", "unchecked": "Why it matters."}
+    assert verdicts.coverage({**VERDICT, **said}) == [
+        ("Checked", "That `f` compiles once."),
+        ("Not checked", "Why it matters."),
+    ]
+    whole = verdicts.coverage({**VERDICT, "checks": "That `f` compiles once.", "unchecked": ""})
+    assert whole == [("Checked", "That `f` compiles once."), ("Not checked", verdicts.NOTHING_MORE)]
+    assert verdicts.coverage(VERDICT) == [("Checked", verdicts.NOT_SAID)]  # a claim that lacks it
+    paragraph = verdicts._words("Not checked", "That `f` compiles once.")
+    assert paragraph.astext() == "Not checked: That f compiles once."
+    assert [type(n).__name__ for n in paragraph.children] == ["strong", "Text", "literal", "Text"]
+    assert paragraph["classes"] == ["claim-not-checked"]
+
+
 def test_a_warning_on_its_own_page_is_a_box_with_the_same_panel():
     boxed = verdicts.verdict_markdown({**VERDICT, "status": "holds"}, boxed=True)
     assert boxed.startswith("`````{container} claim-verdict claim-holds\n")

@@ -40,7 +40,7 @@ import jax.numpy as jnp
 from chapter2.claims.registry import Observation, claim
 
 
-@claim("sum-of-ones")
+@claim("sum-of-ones", checks="That `jnp.ones(1000).sum()` returns 1000.0 exactly.")
 def _sum_of_ones() -> Observation:
     total = float(jnp.ones(1000).sum())
     return Observation(

@@ -102,6 +102,72 @@ def test_every_claim_is_marked_on_its_home_page_a_warning_boxed_and_none_drifted
     assert 0 < reran < len(claims()) / 2
 
 
+def marked_statements(soup: BeautifulSoup) -> dict[str, Tag | None]:
+    """Each mark of a page (a visible one, or the trace a check that only ran a cell again
+    leaves) by its claim, with what stands right above the cell that shows it: the element
+    the mark certifies."""
+    found = {}
+    for mark in soup.select(".claim-mark, .claim-verdict, .claim-reran"):
+        if "claim-reran" in mark["class"]:
+            claim_id = mark["id"].removeprefix("reran-")
+        else:
+            claim_id = mark.find("a", href=re.compile("#check-"))["href"].split("#check-")[1]
+        cell = mark.find_parent("div", class_="cell")
+        found[claim_id] = cell.find_previous_sibling() if cell else None
+    return found
+
+
+def test_a_marked_statement_is_found_and_a_paragraph_between_it_and_its_mark_is_caught():
+    page = (
+        '<p id="claim-a">A holds.</p><div class="cell"><div class="claim-reran" id="reran-a">'
+        "</div></div><p>More.</p>"
+        '<div class="cell"><details class="claim-mark"><a href="checks.html#check-b">How</a>'
+        "</details></div>"
+    )
+    found = marked_statements(BeautifulSoup(page, "html.parser"))
+    assert found["a"]["id"] == "claim-a"
+    assert found["b"].get("id") is None  # the paragraph "More." stands between
+
+
+def test_each_mark_stands_right_under_its_claims_statement_and_certifies_it_alone(soups):
+    """A mark certifies the paragraph (or warning box) its claim labels, and nothing else: no
+    other paragraph stands between them, and what it certifies is one paragraph (a box holds
+    one besides its title). What the paragraph says beyond its check, the page of checks
+    lists (`test_the_page_of_checks_says_per_claim_what_it_checks_and_what_it_does_not`)."""
+    for page in sorted({c.page for c in claims().values()}):
+        found = marked_statements(soups[f"{page}.html"])
+        mine = {i for i, c in claims().items() if c.page == page}
+        assert set(found) == mine, page
+        for claim_id, statement in found.items():
+            assert statement is not None, claim_id
+            assert statement.get("id") == f"claim-{claim_id}", (claim_id, statement.get("id"))
+            if claims()[claim_id].warning:
+                assert statement.name == "div", claim_id
+                assert "warning" in statement["class"], claim_id
+                body = [t for t in statement.find_all(recursive=False) if t.name]
+                assert [t.name for t in body] == ["p", "p"], claim_id  # title, statement
+            else:
+                assert statement.name == "p", claim_id
+
+
+def test_the_page_of_checks_says_per_claim_what_it_checks_and_what_it_does_not(soups):
+    article = soups["checks.html"].find("article")
+    for claim_id, entry in claims().items():
+        section = article.find(id=f"check-{claim_id}")
+        said = {
+            p.find("strong").get_text(): " ".join(p.get_text().split())
+            for p in section.select("p.claim-checked, p.claim-not-checked")
+        }
+        if not entry.checks:  # a page being rebuilt (tests/test_claims.py, REBUILT)
+            assert list(said) == ["Checked: "], claim_id
+            continue
+        left_out = entry.unchecked or "Nothing: the statement says no more than its check tests."
+        assert said == {
+            "Checked: ": "Checked: " + " ".join(entry.checks.replace("`", "").split()),
+            "Not checked: ": "Not checked: " + " ".join(left_out.replace("`", "").split()),
+        }, claim_id
+
+
 def test_chapter_pages_box_only_warnings_and_keep_marks_closed(soups):
     for page in CHAPTER:
         soup = soups[f"{page}.html"]

@@ -1,6 +1,7 @@
 """The claims of the page `async-dispatch` fail when JAX behaves otherwise."""
 
 import functools
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -63,6 +64,62 @@ def work_already_done(mp):
     mp.setattr(ArrayImpl, "is_ready", lambda self: True)
 
 
+def traces_every_call(mp):
+    """A jit that traces its function again on every call, though it compiles it once."""
+
+    def jit(f, **kwargs):
+        jitted = REAL_JIT(f, **kwargs)
+
+        def call(*args):
+            jax.make_jaxpr(lambda *a: f(*a))(*args)  # noqa: PLW0108 - a new function: traced anew
+            return jitted(*args)
+
+        return call
+
+    mp.setattr(jax, "jit", jit)
+
+
+def argument_named_tree(mp):
+    """A block_until_ready whose required argument is named `tree`."""
+    real = jax.block_until_ready
+
+    def block_until_ready(tree):
+        return real(tree)
+
+    mp.setattr(jax, "block_until_ready", block_until_ready)
+
+
+def waits_for_arrays_only(mp):
+    """A block_until_ready that waits for its jax.Array leaves and calls no other leaf."""
+
+    def block_until_ready(x):
+        for leaf in jax.tree.leaves(x):
+            if isinstance(leaf, jax.Array):
+                leaf.block_until_ready()
+        return x
+
+    mp.setattr(jax, "block_until_ready", block_until_ready)
+
+
+def repr_reads_values(mp):
+    """A repr that prints a large array's shape, but reads its values first."""
+    mp.setattr(ArrayImpl, "__repr__", lambda self: (np.asarray(self), REAL_REPR(self))[1])
+
+
+def format_in_full(mp):
+    """An f-string of a jax.Array that prints every value, however many."""
+    mp.setattr(
+        ArrayImpl,
+        "__format__",
+        lambda self, spec: np.array2string(np.asarray(self), threshold=sys.maxsize),
+    )
+
+
+def format_without_waiting(mp):
+    """An f-string of a jax.Array that prints made-up values at once, without waiting."""
+    mp.setattr(ArrayImpl, "__format__", lambda self, spec: format(np.zeros(self.shape), spec))
+
+
 def format_as_repr(mp):
     """A jax.Array whose f-string shows what its repr shows, shape and dtype only."""
     mp.setattr(ArrayImpl, "__format__", lambda self, spec: repr(self))
@@ -82,3 +139,13 @@ BREAKERS = {
 FORCED = [
     ("not-ready-after-dispatch", work_already_done, Status.DIFFERS_HERE, "dispatch: True"),
 ]
+PARTS = {
+    "first-call-compiles": {"traces in the first call, the second": traces_every_call},
+    "block-until-ready-needs-argument": {"the missing argument": argument_named_tree},
+    "block-until-ready-pytree": {"another leaf's block_until_ready called": waits_for_arrays_only},
+    "repr-large-array-shape-only": {"1 MiB: reads no values": repr_reads_values},
+    "format-fetches-values": {
+        "summarized past 1000 elements, not at 1000": format_in_full,
+        "a result ready after its f-string": format_without_waiting,
+    },
+}

@@ -1,5 +1,7 @@
 """The claim of the page `cheat-sheet` fails when an API it lists is gone."""
 
+import contextlib
+
 import jax
 
 from chapter2.cheat_sheet import missing, resolves
@@ -15,9 +17,28 @@ def log_compiles_switches_on(mp):
     mp.setattr(jax, "log_compiles", lambda value=True: jax.config.update("jax_log_compiles", value))
 
 
+def log_compiles_left_on(mp):
+    """A jax.log_compiles whose `with` block leaves logging on after it."""
+
+    @contextlib.contextmanager
+    def log_compiles(enable=True):
+        jax.config.update("jax_log_compiles", enable)
+        yield
+
+    saved = jax.config.jax_log_compiles
+    mp.setattr(jax, "log_compiles", log_compiles)
+    return lambda: jax.config.update("jax_log_compiles", saved)
+
+
 BREAKERS = {
     "cheat-sheet-apis-exist": step_annotations_removed,
     "log-compiles-context-manager": log_compiles_switches_on,
+}
+PARTS = {
+    "log-compiles-context-manager": {
+        "a bare call returns a context manager": log_compiles_switches_on,
+        "logged after the with block": log_compiles_left_on,
+    }
 }
 
 

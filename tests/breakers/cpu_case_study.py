@@ -2,7 +2,7 @@
 
 import jax
 
-from breakers.shared import compiler_options_ignored
+from breakers.shared import compiler_options_ignored, xla_options
 
 
 def compiled_programs_miss_the_last_row(mp):
@@ -21,3 +21,8 @@ BREAKERS = {
     "ynn-fusion-flag-off": compiler_options_ignored,
 }
 FORCED = []
+PARTS = {
+    "ynn-fusion-flag-off": {
+        "a kernel squares and sums": xla_options(xla_disable_hlo_passes="fusion"),
+    }
+}

@@ -80,6 +80,29 @@ def fori_loop_unrolled(mp):
     mp.setattr(lax, "fori_loop", fori_loop)
 
 
+def ends_on_an_inner_jaxpr(mp):
+    """An older make_jaxpr: its result holds the equations and constants, and its inputs and
+    outputs only on an inner `.jaxpr`, as ClosedJaxpr did."""
+    real = jax.make_jaxpr
+
+    class Closed:
+        def __init__(self, inner):
+            self.jaxpr, self.consts, self.eqns = inner, inner.consts, inner.eqns
+
+    mp.setattr(jax, "make_jaxpr", lambda f, **kw: lambda *a: Closed(real(f, **kw)(*a)))
+
+
+def sin_traced_as_cos(mp):
+    """A jnp.sin that traces to cos: both values of a static flag give the same jaxpr."""
+    mp.setattr(jnp, "sin", jnp.cos)
+
+
+def switch_branches_reversed(mp):
+    """A lax.switch that stores its branches in the other order."""
+    real = lax.switch
+    mp.setattr(lax, "switch", lambda i, branches, *ops: real(i, list(branches)[::-1], *ops))
+
+
 BREAKERS = {
     "cond-batched-runs-both": cond_runs_both,
     "python-loop-unrolls": fori_loop_unrolled,
@@ -92,4 +115,12 @@ BREAKERS = {
     "python-if-on-tracer": bool_raises_concretization_error,
     "cond-int32-false-first": cond_branches_true_first,
     "grad-jaxpr-dead-code": dead_code_kept_when_lowering,
+}
+PARTS = {
+    "closed-jaxpr-merged": {".invars and .outvars on the object": ends_on_an_inner_jaxpr},
+    "nested-jit-primitive": {"pjit in the printout": nested_jit_named_pjit},
+    "python-if-on-tracer": {"jaxprs for static 0.7 and 0.3 differ": sin_traced_as_cos},
+    "cond-int32-false-first": {
+        "switch over [cos, sin] has the same branches": switch_branches_reversed,
+    },
 }

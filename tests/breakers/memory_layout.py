@@ -33,3 +33,11 @@ BREAKERS = {
     "transpose-absorbed": xla_options(xla_disable_hlo_passes="transpose-folding"),
     "donation-removes-copy": donation_ignored,
 }
+PARTS = {
+    "transpose-materialized": {
+        "a.T bytes accessed: the matrix read and written once": xla_options(
+            xla_disable_hlo_passes="fusion"
+        ),
+    },
+    "donation-removes-copy": {"the donated array deleted": donation_ignored},
+}

@@ -22,6 +22,11 @@ def sqrt_with_a_safe_gradient(mp):
     mp.setattr(jnp, "sqrt", lambda z: jnp.where(z == 0, 0.0, real(jnp.where(z == 0, 1.0, z))))
 
 
+def gram_gradient_through_differences(mp):
+    """A v2 computed through the (N, M, d) differences, as v1 is."""
+    mp.setattr(dist, "distances_v2", dist.distances_v1)
+
+
 BREAKERS = {
     "same-key-prefix": config_option("jax_threefry_partitionable", False),
     "vmap-and-broadcast-compile-alike": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
@@ -33,4 +38,15 @@ BREAKERS = {
     "gram-epilogue-in-product-fusion": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
     "gram-cancellation-centring-shrinks": gram_computed_exactly,
     "sqrt-gradient-at-zero": sqrt_with_a_safe_gradient,
+}
+PARTS = {
+    "vmap-and-broadcast-compile-alike": {
+        "v1's bytes accessed: its inputs and output": xla_options(
+            xla_cpu_experimental_ynn_fusion_type=""
+        ),
+    },
+    "sqrt-gradient-at-zero": {"v1 gradient nan in every entry": sqrt_with_a_safe_gradient},
+    "gradient-brings-back-differences": {
+        "v2 at most four N × M arrays": gram_gradient_through_differences,
+    },
 }

@@ -4,11 +4,12 @@ import contextlib
 import gzip
 import importlib
 import importlib.metadata
+import re
 from pathlib import Path
 
 import jax
 
-from breakers.shared import debug_info_always, xla_options
+from breakers.shared import compiler_options_ignored, debug_info_always, xla_options
 from chapter2.traces import Trace
 
 
@@ -86,6 +87,54 @@ def python_tracer_off(mp):
     mp.setattr(jax.profiler, "trace", lambda d, **kw: real_trace(d, profiler_options=quiet()))
 
 
+def start_trace_writes_perfetto(mp):
+    """A start_trace that writes a Perfetto trace unasked."""
+    real = jax.profiler.start_trace
+    mp.setattr(
+        jax.profiler, "start_trace", lambda log_dir, **kw: real(log_dir, create_perfetto_trace=True)
+    )
+
+
+def xplane_unreadable(mp):
+    """A ProfileData that cannot read the trace's .xplane.pb."""
+
+    class ProfileData:
+        @staticmethod
+        def from_file(path):
+            msg = f"not an XSpace: {path}"
+            raise ValueError(msg)
+
+    mp.setattr(jax.profiler, "ProfileData", ProfileData)
+
+
+def jax_without_extras(mp):
+    """A jax whose metadata names no optional extra."""
+    real = importlib.metadata.requires
+    mp.setattr(
+        importlib.metadata,
+        "requires",
+        lambda name: [r for r in real(name) or [] if "extra ==" not in r],
+    )
+
+
+def trace_options_ignored(mp):
+    """A trace that ignores the ProfileOptions it is given."""
+    real = jax.profiler.trace
+    mp.setattr(
+        jax.profiler, "trace", lambda log_dir, profiler_options=None, **kw: real(log_dir, **kw)
+    )
+
+
+def compiled_text_without_op_names(mp):
+    """A compiled program whose text carries no op_name metadata."""
+    real = jax.stages.Compiled.as_text
+    mp.setattr(
+        jax.stages.Compiled,
+        "as_text",
+        lambda self, *a, **kw: re.sub(r'op_name="[^"]*"', "", real(self, *a, **kw)),
+    )
+
+
 BREAKERS = {
     "python-tracer-on-by-default": python_tracer_off,
     "transfer-guard-disallows-host-arrays": transfers_never_guarded,
@@ -97,4 +146,19 @@ BREAKERS = {
     "device-memory-profile": memory_profile_uncompressed,
     "profiled-step-kernels": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
     "xla-execute-threads": threads_named_as_in_0_11,
+}
+PARTS = {
+    "profiled-step-kernels": {
+        "a __ynn_fusion with YNNPACK fusion off": compiler_options_ignored,
+    },
+    "trace-files": {
+        "files start_trace wrote": start_trace_writes_perfetto,
+        "a Chrome trace, an XSpace": xplane_unreadable,
+    },
+    "tensorboard-installed-separately": {"extras of jax naming one": jax_without_extras},
+    "python-tracer-on-by-default": {"with the level set to 0": trace_options_ignored},
+    "named-scope-debug-info": {
+        "in the compiled HLO": compiled_text_without_op_names,
+        "source file named without, with debug_info": debug_info_always(False),
+    },
 }

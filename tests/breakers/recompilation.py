@@ -4,10 +4,12 @@ import contextlib
 import functools
 import json
 import tempfile
+from types import SimpleNamespace
 
 import jax
 from jax import lax
 
+from breakers.jaxprs import weak_types_made_strong
 from breakers.shared import config_option
 from chapter2.claims.pages import recompilation as recompilation_claims
 
@@ -101,6 +103,36 @@ def static_lists_accepted(mp):
     mp.setattr(jax, "jit", jit)
 
 
+def dtypes_cast_to_float32(mp):
+    """A jit that casts every array argument to float32: a new dtype hits the cache."""
+
+    def jit(f, **kw):
+        jitted = REAL_JIT(f, **kw)
+        return lambda *a: jitted(*(x.astype("float32") if hasattr(x, "astype") else x for x in a))
+
+    mp.setattr(jax, "jit", jit)
+
+
+def x64_never_on(mp):
+    """A JAX whose jax_enable_x64 context changes nothing."""
+    mp.setattr(jax, "enable_x64", lambda on=True: contextlib.nullcontext())
+
+
+def partials_equal_by_contents(mp):
+    """A functools.partial that compares equal, and hashes alike, by its contents."""
+
+    class Partial(functools.partial):
+        def __eq__(self, other):
+            return isinstance(other, functools.partial) and (
+                (self.func, self.args, self.keywords) == (other.func, other.args, other.keywords)
+            )
+
+        def __hash__(self):
+            return hash((self.func, self.args, tuple(sorted(self.keywords.items()))))
+
+    mp.setattr(recompilation_claims, "functools", SimpleNamespace(partial=Partial))
+
+
 BREAKERS = {
     "static-arguments-hashed": static_lists_accepted,
     "tracing-context-recompiles": precision_outside_the_cache_key,
@@ -113,4 +145,16 @@ BREAKERS = {
     "persistent-cache-defaults": config_option("jax_persistent_cache_min_compile_time_secs", 0.0),
     "persistent-cache-across-processes": caches_not_shared,
     "cache-folder-read-at-first-use": cache_follows_the_setting,
+}
+PARTS = {
+    "global-change-not-retraced": {
+        "a new dtype": dtypes_cast_to_float32,
+        "a new static value, 2": static_argnums_ignored,
+    },
+    "x32-weak-type-cache-keys": {
+        "the float64 array's result": config_option("jax_enable_x64", True),
+        "the scalars' types": weak_types_made_strong,
+        "with jax_enable_x64 on, compilations after float32 then float64": x64_never_on,
+    },
+    "function-identity-cache": {"equal partials compare equal": partials_equal_by_contents},
 }

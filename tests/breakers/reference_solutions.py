@@ -5,6 +5,7 @@ import jax.numpy as jnp
 from jax.extend.core.primitives import jit_p
 
 from breakers.async_dispatch import compiles_on_every_call
+from breakers.jaxprs import relu_without_custom_jvp
 from breakers.shared import xla_options
 
 
@@ -32,9 +33,24 @@ def nested_jit_named_pjit(mp):
     mp.setattr(jit_p, "name", "pjit")
 
 
+def relu_plain_traced_anew(mp):
+    """A relu with no custom derivative rule, and no trace of `target` kept from before it."""
+    relu_without_custom_jvp(mp)
+    jax.clear_caches()
+    return jax.clear_caches
+
+
 BREAKERS = {
     "exercise-target-histogram": nested_jit_named_pjit,
     "exercise-compile-sequence": float64_not_canonicalized,
     "exercise-barrier-traffic": xla_options(xla_disable_hlo_passes="fusion"),
     "exercise-loop-waits": compiles_on_every_call,
+}
+PARTS = {
+    "exercise-target-histogram": {
+        "sin in the true branch, sin in the jit, jit inside relu": relu_plain_traced_anew,
+    },
+    "exercise-compile-sequence": {
+        "the compilations' argument types": float64_not_canonicalized,
+    },
 }

@@ -1,6 +1,7 @@
 """The claims of the page `xla-compilation` fail when JAX or XLA behaves otherwise."""
 
 import jax
+import jax.numpy as jnp
 
 from breakers.shared import xla_options
 from chapter2.claims.pages import xla_compilation as xla_claims
@@ -88,6 +89,21 @@ def compiled_text_without_metadata(mp):
     mp.setattr(jax.stages.Compiled, "as_text", lambda self: clean_hlo(real(self)))
 
 
+def sine_behind_a_barrier(mp):
+    """A jnp.sin whose result XLA may not fuse with what reads it (JAX's caches cleared, so
+    no trace made with the real one is used)."""
+    real = jnp.sin
+    mp.setattr(jnp, "sin", lambda x: jax.lax.optimization_barrier(real(x)))
+    jax.clear_caches()
+    return jax.clear_caches
+
+
+def sine_slightly_off(mp):
+    """A jnp.sin that is off by one part in ten thousand: its folded constant is not sin 2."""
+    real = jnp.sin
+    mp.setattr(jnp, "sin", lambda x: real(x) * 1.0001)
+
+
 BREAKERS = {
     "cost-analysis-counts-loop-body-once": cost_analysis_that_counts_trips,
     "cost-analysis-blind-to-custom-calls": cost_analysis_that_sees_library_calls,
@@ -101,4 +117,10 @@ BREAKERS = {
     "cancellation-rewrite-integers-only": xla_options(xla_disable_hlo_passes="algsimp"),
     "hlo-metadata-source-lines": compiled_text_without_metadata,
     "xla-dump-before-after": dump_without_fusion,
+}
+PARTS = {
+    "elementwise-chain-one-fusion": {"it computes sine, multiply, add": sine_behind_a_barrier},
+    "constant-folding": {
+        "sin 2 among its constants": sine_slightly_off,
+    },
 }

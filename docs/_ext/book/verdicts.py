@@ -14,7 +14,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
 from book.backends import matrix_file, matrix_record, matrix_value, with_recorded
-from book.markdown import with_code
+from book.markdown import quoted, with_code
 from book.matrix import LEGEND, LINKED, NOT_MEASURED, since_text
 from book.record import VERDICT_ATTRIBUTE, book_data, home_verdicts
 from book.site import release_folder
@@ -456,9 +456,32 @@ def _in_reading_order(env, home: dict) -> list[dict]:
     return sorted(home.values(), key=lambda d: numbers.get(d["section"]) or (999,))
 
 
+# What the page of checks says of a claim whose statement says no more than its check tests,
+# and of one that has not said in words what its check tests.
+NOTHING_MORE = "Nothing: the statement says no more than its check tests."
+NOT_SAID = "Not said in words yet; the check's code is below."
+
+
+def coverage(data: dict) -> list[tuple[str, str]]:
+    """What a claim's check tests and what its statement says that the check does not, as
+    (heading, sentences) for the page of checks (`Claim.checks`, `Claim.unchecked`)."""
+    if not data.get("checks"):
+        return [("Checked", NOT_SAID)]
+    return [("Checked", data["checks"]), ("Not checked", data.get("unchecked") or NOTHING_MORE)]
+
+
+def _words(heading: str, text: str) -> nodes.paragraph:
+    """A paragraph: the heading in bold, then the text, what it quotes in backticks as code."""
+    paragraph = nodes.paragraph(classes=[f"claim-{heading.lower().replace(' ', '-')}"])
+    paragraph += nodes.strong(text=f"{heading}: ")
+    for kind, piece in quoted(text):
+        paragraph += nodes.literal(text=piece) if kind == "code" else nodes.Text(piece)
+    return paragraph
+
+
 def _checks(app, docname: str, home: dict) -> list[nodes.Node]:
-    """A section per claim, `check-<id>`: its statement, what this build's check found, the
-    check's code."""
+    """A section per claim, `check-<id>`: its statement, what its check tests and what the
+    statement says beyond it, what this build's check found, the check's code."""
     found = []
     for data in _in_reading_order(app.env, home):
         section = nodes.section(ids=[check_anchor(data)])
@@ -467,6 +490,7 @@ def _checks(app, docname: str, home: dict) -> list[nodes.Node]:
         said += _link(app, docname, data, "The book says")
         said += nodes.Text(f": {data['statement']}")
         section += said
+        section += [_words(heading, text) for heading, text in coverage(data)]
         section += nodes.paragraph(text=f"{mark_title(data)}. {evidence_words(data)}")
         values = nodes.bullet_list()
         for row in findings(data):

@@ -133,6 +133,10 @@ class Claim:
     # what it does on a backend where it is known to differ: {platform: (expected, why)}.
     only_on: tuple[str, str] | None = None
     expected_on: dict[str, tuple[dict, str]] = field(default_factory=dict, compare=False)
+    # What the check tests, in a reader's words, and what its statement says beyond that
+    # ("" where the statement says nothing more): the page of checks shows both.
+    checks: str = ""
+    unchecked: str = ""
 
     @property
     def label(self) -> str:
@@ -253,6 +257,8 @@ class Verdict:
             "rests_on": list(self.claim.rests_on),
             "only_on": list(self.claim.only_on) if self.claim.only_on else None,
             "expected_on": {k: list(v) for k, v in self.claim.expected_on.items()},
+            "checks": self.claim.checks,
+            "unchecked": self.claim.unchecked,
             "status": str(self.status),
             "expected": self.observation.expected if self.observation else None,
             "observed": self.observation.observed if self.observation else None,
@@ -299,6 +305,21 @@ def page_of(module: str) -> str:
     return module.rsplit(".", 1)[-1].replace("_", "-")
 
 
+def coverage_problem(id: str, checks: str, unchecked: str) -> str | None:
+    """Why what a claim says of its check's coverage is not plain sentences, or None: each
+    part, where given, ends in a full stop and names no id and no check value by its key."""
+    if unchecked and not checks:
+        return "unchecked= says what its check leaves out, so checks= says what it tests"
+    for name, said in (("checks", checks), ("unchecked", unchecked)):
+        if not said:
+            continue
+        if said != said.strip() or not said.endswith(".") or said[0].islower():
+            return f"{name}= is one or more sentences, capitalized, ending in a full stop"
+        if id in said or "{'" in said or "expected" in said.lower():
+            return f"{name}= says in words what is tested, without ids or values' keys"
+    return None
+
+
 def claim(
     id: str,
     *,
@@ -308,11 +329,15 @@ def claim(
     rests_on: tuple[str, ...] = (),
     only_on: tuple[str, str] | None = None,
     expected_on: dict[str, tuple[dict, str]] | None = None,
+    checks: str = "",
+    unchecked: str = "",
 ):
     """Register the decorated check as claim `id` of its module's page. `warning`: shown in
     a box (it corrects a common belief); `rests_on`: claims whose fact this one depends on;
     `only_on`: (platform, why) for a fact of one backend; `expected_on`: {platform:
-    (expected, why)} where a backend is known to do otherwise (TF32 on an NVIDIA GPU)."""
+    (expected, why)} where a backend is known to do otherwise (TF32 on an NVIDIA GPU);
+    `checks`: what the check tests, in words; `unchecked`: what its statement says beyond
+    that, in words (left out where the statement says nothing more)."""
 
     def register(check: Callable[[], Observation]) -> Callable[[], Observation]:
         if id in REGISTRY:
@@ -321,9 +346,22 @@ def claim(
         if not re.fullmatch(ID_FORM, id):  # docutils would rewrite it into its label's id
             msg = f"claim {id!r}: an id is lowercase words and digits joined by hyphens"
             raise ValueError(msg)
+        problem = coverage_problem(id, checks, unchecked)
+        if problem:
+            msg = f"claim {id!r}: {problem}"
+            raise ValueError(msg)
         owner = page or page_of(check.__module__)
         REGISTRY[id] = Claim(
-            id, owner, check, kind, warning, tuple(rests_on), only_on, expected_on or {}
+            id,
+            owner,
+            check,
+            kind,
+            warning,
+            tuple(rests_on),
+            only_on,
+            expected_on or {},
+            checks,
+            unchecked,
         )
         return check
 

@@ -5,7 +5,12 @@ from chapter2.claims.backends import YNN
 from chapter2.claims.registry import CannotCheck, Observation, claim, counted, listed
 
 
-@claim("jit-matches-eager-reported-program", only_on=YNN)
+@claim(
+    "jit-matches-eager-reported-program",
+    only_on=YNN,
+    checks="That the reported program, its identity matrix captured as a constant, returns "
+    "under jit what it returns eagerly in every one of its 32,769 rows.",
+)
 def _reported_program() -> Observation:
     found = ynn.jit_against_eager()
     return Observation(
@@ -20,7 +25,13 @@ def _reported_program() -> Observation:
     )
 
 
-@claim("ynn-fusion-flag-off", only_on=YNN)
+@claim(
+    "ynn-fusion-flag-off",
+    only_on=YNN,
+    checks="That the reported program, compiled with `xla_cpu_experimental_ynn_fusion_type` "
+    "empty, holds no `__ynn_fusion`, a plain `dot` kernel for the product, and one loop "
+    "fusion (`kLoop`), which squares and sums.",
+)
 def _ynn_flag_off() -> Observation:
     found = ynn.jit_against_eager()
     if not found["jit's program is a __ynn_fusion"]:
@@ -29,10 +40,16 @@ def _ynn_flag_off() -> Observation:
     names = ["__ynn_fusion with YNNPACK fusion off", "fusions with YNNPACK fusion off"]
     off_kernels = found["kernels with YNNPACK fusion off"]
     return Observation(
-        expected={names[0]: False, names[1]: ["kLoop"], "a plain dot for the product": True},
+        expected={
+            names[0]: False,
+            names[1]: ["kLoop"],
+            "a plain dot for the product": True,
+            "a kernel squares and sums": True,
+        },
         observed={
             **{name: found[name] for name in names},
-            "a plain dot for the product": ["dot"] in found["kernels with YNNPACK fusion off"],
+            "a plain dot for the product": ["dot"] in off_kernels,
+            "a kernel squares and sums": ["multiply", "reduce"] in off_kernels,
             "kernels with YNNPACK fusion off": found["kernels with YNNPACK fusion off"],
         },
         repeats="the cell above",

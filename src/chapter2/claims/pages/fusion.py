@@ -29,7 +29,11 @@ def _how_many(count: int, of: int) -> str:
     return f"{'none' if count == 0 else count} of the {counted(of, 'kernel')}"
 
 
-@claim("same-key-identical-arrays")
+@claim(
+    "same-key-identical-arrays",
+    checks="That two draws of 100 uniform numbers with `PRNGKey(0)` are identical, and two "
+    "with the two subkeys of `split(key(0))` are not.",
+)
 def _same_key() -> Observation:
     old = jax.random.PRNGKey(0)
     kx, ky = jax.random.split(jax.random.key(0))
@@ -57,6 +61,11 @@ def _simple_computation(x, y):
 
 @claim(
     "fusion-bytes-accessed",
+    checks="That `exp(log(x) + y)` on 1000 × 1000 float32 arrays compiles to 1 kernel, and "
+    "to 3 with XLA's `fusion` pass off; that XLA counts 3 × 4N bytes accessed fused and "
+    "7 × 4N unfused; and that neither program has temporary bytes.",
+    unchecked="That the unfused kernels write into the output's buffer is read from the "
+    "zero temporary bytes: the buffer assignment itself is not inspected.",
     expected_on={
         "tpu": (
             {
@@ -102,7 +111,14 @@ def _fused_against_unfused() -> Observation:
     )
 
 
-@claim("eager-intermediates-device-arrays", warning=True)
+@claim(
+    "eager-intermediates-device-arrays",
+    warning=True,
+    checks="That `jnp.log` of a 10 × 10 array, run without jit, returns a `jax.Array` "
+    "(`ArrayImpl`), not a NumPy array; its device is reported.",
+    unchecked="That the result stays on its device is what a `jax.Array` is: on a machine "
+    "with one device, no other device could be told apart.",
+)
 def _eager_intermediates() -> Observation:
     a = jnp.log(jnp.ones((10, 10)))
     return Observation(
@@ -128,7 +144,14 @@ def _with_barrier(t):
     return jnp.exp(lax.optimization_barrier(jnp.log(jnp.abs(t) + 1.0)) * 2.0)
 
 
-@claim("optimization-barrier-splits-fusion")
+@claim(
+    "optimization-barrier-splits-fusion",
+    checks="That the elementwise chain compiles to one fusion, and to two with "
+    "`lax.optimization_barrier` in its middle.",
+    unchecked="That the two pass the intermediate through memory is tested on the "
+    "pairwise-distances page, where a barrier adds v1's difference to its temporaries and "
+    "traffic.",
+)
 def _barrier_splits() -> Observation:
     mat = jnp.ones((1000, 1000))
     chain = count_fusions(compiled_text(_chain, mat))
@@ -144,6 +167,11 @@ def _barrier_splits() -> Observation:
 
 @claim(
     "softmax-kernel-boundary",
+    checks="That the softmax by hand, compiled for a 1000 × 1000 matrix, has more than one "
+    "kernel: one that takes the row's maximum, subtracts it and exponentiates, and one that "
+    "only sums.",
+    unchecked="What the kernel with the `divide` computes is read from the printed kernels, "
+    "not tested.",
     expected_on={
         "tpu": (
             {"max, subtract and exp in one kernel": False},
@@ -189,7 +217,15 @@ def _softmax_boundary() -> Observation:
     )
 
 
-@claim("softmax-kernels-without-ynn", only_on=YNN)
+@claim(
+    "softmax-kernels-without-ynn",
+    only_on=YNN,
+    checks="That with YNNPACK fusion off no kernel of the softmax by hand computes both a "
+    "reduction and the exponential.",
+    unchecked="The split of each row's reduction into a `reduce-window` and a `reduce` is "
+    "read from the printed kernels; the pass that makes it is tested on the "
+    "pairwise-distances page.",
+)
 def _softmax_without_ynn() -> Observation:
     mat = jnp.ones((1000, 1000))
     if not uses_ynn(compiled_text(softmax_by_hand, mat)):

@@ -1,10 +1,11 @@
 """Claims of the page `memory-layout`: row-major arrays, transposes, donation, NumPy input."""
 
+import jax
 import jax.numpy as jnp
 
 from chapter2.claims.backends import CPU_COMPILER_TEXT
 from chapter2.claims.registry import Observation, claim, counted, listed
-from chapter2.compat import major_to_minor
+from chapter2.compat import cost_analysis, major_to_minor
 from chapter2.hlo import (
     clean_hlo,
     compiled_text,
@@ -35,6 +36,10 @@ def _with(yes: bool) -> str:
 
 @claim(
     "row-major-default",
+    checks="That a 6 × 4 float32 array's `format.layout.major_to_minor` is (0, 1), and that a "
+    "jitted `t * 2.0` on it has the entry layout `(f32[6,4]{1,0})->f32[6,4]{1,0}`.",
+    unchecked="That NumPy's default is row-major too is NumPy's; the 2000 × 2000 example's "
+    "layout is the cell's printout above.",
     expected_on={
         "tpu": (
             {
@@ -64,10 +69,18 @@ def _row_major_default() -> Observation:
     )
 
 
-@claim("transpose-materialized", only_on=CPU_COMPILER_TEXT)
+@claim(
+    "transpose-materialized",
+    only_on=CPU_COMPILER_TEXT,
+    checks="That for a 256 × 128 float32 matrix `a.T` compiles to one loop fusion, of a "
+    "transpose and a copy, that reads and writes the matrix once by XLA's count; and that "
+    "`a.T * 2 + 1` compiles to one loop fusion that multiplies and adds, then transposes, "
+    "ending in the same transpose and copy.",
+)
 def _transpose_materialized() -> Observation:
     a = jnp.ones((256, 128), jnp.float32)
     alone = _optimized(lambda t: t.T, a)
+    traffic = cost_analysis(jax.jit(lambda t: t.T).lower(a).compile())["bytes accessed"]
     chained = _optimized(lambda t: t.T * 2 + 1, a)
     chained_body = opcodes(fused_body(chained))
     order = [op for op in chained_body if op in ("multiply", "add", "transpose")]
@@ -79,16 +92,19 @@ def _transpose_materialized() -> Observation:
             "a.T * 2 + 1 fusions": ["kLoop"],
             "order inside it": ["multiply", "add", "transpose"],
             "it ends with": ["transpose", "copy"],
+            "a.T bytes accessed: the matrix read and written once": True,
         },
         observed={
             "a.T fusions": fusion_kinds(alone),
+            "a.T bytes accessed: the matrix read and written once": traffic == 2 * a.nbytes,
             "a.T fused body": alone_body,
             "a.T * 2 + 1 fusions": fusion_kinds(chained),
             "order inside it": order,
             "it ends with": chained_body[-2:],
         },
         said=f"For a 256 × 128 float32 matrix, a.T compiled to {_fusions(fusion_kinds(alone))}, "
-        f"whose body is {listed(alone_body, 'nothing')}; "
+        f"whose body is {listed(alone_body, 'nothing')}, accessing {traffic:,.0f} bytes by "
+        f"XLA's count (the matrix is {a.nbytes:,}); "
         f"a.T * 2 + 1 to {_fusions(fusion_kinds(chained))}, "
         f"its body holding {listed(order, 'nothing')} in that order and ending with "
         f"{listed(chained_body[-2:], 'nothing')}.",
@@ -97,6 +113,9 @@ def _transpose_materialized() -> Observation:
 
 @claim(
     "transpose-absorbed",
+    checks="That for a 256 × 128 `a` and a 256 × 64 `b`, `a.T @ b` compiles with no "
+    "transpose, to a `dot` with `lhs_contracting_dims={0}`; and that `a.T.T` compiles with no "
+    "transpose, to a ROOT `copy`.",
     expected_on={
         "tpu": (
             {"dot contracts lhs dimension 0": False},
@@ -140,29 +159,40 @@ def _transpose_absorbed() -> Observation:
     )
 
 
-@claim("donation-removes-copy")
+@claim(
+    "donation-removes-copy",
+    checks="That `a.T.T` of a 256 × 128 float32 matrix compiles to a ROOT `copy` without "
+    "donation, and with `donate_argnums=0` to the ROOT parameter itself, with "
+    "`input_output_alias` putting the output in the input's buffer; and that a call deletes "
+    "the donated array.",
+)
 def _donation() -> Observation:
     a = jnp.ones((256, 128), jnp.float32)
     kept = compiled_text(lambda t: t.T.T, a)
     donated = compiled_text(lambda t: t.T.T, a, donate_argnums=0)
     alias = input_output_alias(donated)
+    given = jnp.ones((256, 128), jnp.float32)
+    jax.jit(lambda t: t.T.T, donate_argnums=0)(given).block_until_ready()
     return Observation(
         expected={
             "ROOT without donation": "copy",
             "ROOT with donation": "parameter",
             "input_output_alias with donation": "{}: (0, {}, may-alias)",
+            "the donated array deleted": True,
         },
         observed={
             "ROOT without donation": root_opcode(clean_hlo(kept)),
             "ROOT with donation": root_opcode(clean_hlo(donated)),
             "input_output_alias with donation": alias,
+            "the donated array deleted": given.is_deleted(),
         },
         said=f"a.T.T of a 256 × 128 float32 matrix, compiled as in the cell above: the ROOT is a "
         f"{root_opcode(clean_hlo(kept))} without donation and a "
         f"{root_opcode(clean_hlo(donated))} with donate_argnums=0, "
         + (
-            f"whose header says input_output_alias={{ {alias} }}."
+            f"whose header says input_output_alias={{ {alias} }}"
             if alias
-            else "whose header has no input_output_alias."
-        ),
+            else "whose header has no input_output_alias"
+        )
+        + f"; a call {'deleted' if given.is_deleted() else 'kept'} the donated array.",
     )

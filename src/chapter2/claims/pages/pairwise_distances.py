@@ -22,7 +22,13 @@ def _of_entries(count: int, size: int) -> str:
     return f"all {size} entries" if count == size else f"{count} of the {size} entries"
 
 
-@claim("same-key-prefix")
+@claim(
+    "same-key-prefix",
+    checks="That with `PRNGKey(0)` a (1000, 64) normal draw equals the first 1000 rows of a "
+    "(1500, 64) one, and that `jax_threefry_partitionable` is on.",
+    unchecked="That each element's bits depend only on the key and its position is what "
+    "the option does, and that the diagonal would be 0 follows from the equal rows.",
+)
 def _same_key_prefix() -> Observation:
     key = jax.random.PRNGKey(0)
     X, Y = jax.random.normal(key, (N, D)), jax.random.normal(key, (M, D))
@@ -45,6 +51,11 @@ ONE_PASS = ["broadcast", "subtract", "multiply", "reduce", "sqrt"]  # v1's work,
 
 @claim(
     "vmap-and-broadcast-compile-alike",
+    checks="That v0 and v1 for the page's points compile to one fusion each, with the same "
+    "flops; that v1 has no temporary bytes and accesses its inputs and output alone, by "
+    "XLA's count, though its jaxpr holds (N, M, d) arrays; and that at d = 64 and d = 3 both "
+    "compile to the same single YNNPACK fusion, which broadcasts, subtracts, squares, sums "
+    "and takes the square root.",
     expected_on={
         "tpu": (
             {"v0 and v1 at d = 64 and 3: one __ynn_fusion each, alike, doing all the work": False},
@@ -61,6 +72,7 @@ def _v0_v1() -> Observation:
     jaxpr = jax.make_jaxpr(dist.distances_v1)(X, Y)
     big = [v for e in jaxpr.eqns for v in e.outvars if v.aval.shape == (N, M, D)]
     same = v0.flops == v1.flops
+    ends = 4 * (N * D + M * D + N * M)  # X and Y read, D written, in float32
     texts = {
         (name, d): compiled_text(f, X[:, :d], Y[:, :d])
         for name, f in [("v0", dist.distances_v0), ("v1", dist.distances_v1)]
@@ -82,6 +94,7 @@ def _v0_v1() -> Observation:
             "same flops": True,
             "(N, M, d) arrays in v1's jaxpr at least 2": True,
             "temp bytes of v1": 0,
+            "v1's bytes accessed: its inputs and output": True,
             "v0 and v1 at d = 64 and 3: one __ynn_fusion each, alike, doing all the work": True,
         },
         observed={
@@ -89,12 +102,14 @@ def _v0_v1() -> Observation:
             "same flops": same,
             "(N, M, d) arrays in v1's jaxpr at least 2": len(big) >= 2,
             "temp bytes of v1": v1.temp_bytes,
+            "v1's bytes accessed: its inputs and output": v1.bytes_accessed == ends,
             "v0 and v1 at d = 64 and 3: one __ynn_fusion each, alike, doing all the work": one_ynn,
             "v1's fusion kinds": fusion_kinds(texts["v1", D]),
             "v1's kernels at d = 3": bodies["v1", 3],
         },
         said=f"v0 and v1 compile to {fusions}, with {'the same' if same else 'different'} "
-        f"flops, and v1 to {v1.temp_bytes:,} bytes of temporaries, though its jaxpr holds "
+        f"flops, and v1 to {v1.temp_bytes:,} bytes of temporaries and {v1.bytes_accessed:,.0f} "
+        f"bytes accessed (its inputs and output are {ends:,}), though its jaxpr holds "
         f"{counted(len(big), 'array')} of shape (1000, 1500, 64). "
         + (
             f"At d = 64 and at d = 3, both compile to one YNNPACK fusion, the same for both, "
@@ -107,7 +122,14 @@ def _v0_v1() -> Observation:
     )
 
 
-@claim("v1-temporaries-without-ynn", only_on=YNN)
+@claim(
+    "v1-temporaries-without-ynn",
+    only_on=YNN,
+    checks="That with YNNPACK fusion off v1 compiles to more than one fusion, with "
+    "temporaries at least the size of the (N, M, d) array.",
+    unchecked="The number of kernels and the traffic XLA estimates are the cell's, glued, "
+    "not tested.",
+)
 def _v1_without_ynn() -> Observation:
     X, Y = _points()
     if not uses_ynn(compiled_text(dist.distances_v1, X, Y)):
@@ -131,6 +153,10 @@ def _v1_without_ynn() -> Observation:
 @claim(
     "tree-reduction-past-32",
     only_on=("cpu", "the rewrite is a pass of XLA's CPU compiler, on a reduction's length"),
+    checks="That with YNNPACK fusion off v1 for the page's points cut to 32 coordinates is "
+    "one fusion with no temporaries, and cut to 33, more than one fusion, with temporaries "
+    "at least the size of the (N, M, 33) squared differences.",
+    unchecked="That there are three fusions at d = 33 is the cell's count.",
 )
 def _tree_reduction() -> Observation:
     X, Y = _points()
@@ -171,6 +197,9 @@ def _tree_reduction() -> Observation:
 @claim(
     "barrier-materializes-intermediate",
     rests_on=("optimization-barrier-splits-fusion",),
+    checks="That v1 with an optimization barrier on the difference has exactly the (N, M, d) "
+    "array's bytes of temporaries, and that XLA counts at least a write and a read of them "
+    "more than without it.",
     expected_on={
         "tpu": (
             {"temp bytes with the barrier": 393216000},
@@ -203,6 +232,9 @@ def _v1_forced() -> Observation:
 
 @claim(
     "gram-one-dot-fewer-flops",
+    checks="That v2 for the page's points compiles to one `dot` and no `transpose`, and to "
+    "fewer flops than v1.",
+    unchecked="By how much is the cell's ratio, glued.",
     expected_on={
         "tpu": (
             {"dots": 0},
@@ -233,6 +265,8 @@ def _v2() -> Observation:
 
 @claim(
     "gram-epilogue-in-product-fusion",
+    checks="That v2 for the page's points compiles to one kernel, a `__ynn_fusion`, which "
+    "holds the reduce, dot, subtract, add, maximum and square root.",
     expected_on={
         "tpu": (
             {"kernels": 3, "is a __ynn_fusion": False, "body holds all of them": False},
@@ -267,6 +301,10 @@ def _v2_one_fusion() -> Observation:
 
 @claim(
     "gram-cancellation-centring-shrinks",
+    checks="That for the page's points shifted by 100, v2's largest error is above 1e-2 and "
+    "v1's and v3's below 1e-4, against a float64 reference, and that v3's largest "
+    "self-distance is smaller than v2's.",
+    unchecked="The figures are the cell's, glued.",
     expected_on={
         "tpu": (
             {"v1 and v3 errors below 1e-4": False},
@@ -316,16 +354,26 @@ def _cancellation() -> Observation:
     )
 
 
-@claim("sqrt-gradient-at-zero")
+@claim(
+    "sqrt-gradient-at-zero",
+    checks="That jitted `jax.grad` of the summed distances of 40 random 3-D points to "
+    "themselves is nan in every entry with v1, and finite with the double-where distance.",
+    unchecked="That the square root's derivative is infinite at 0 is mathematics.",
+)
 def _sqrt_gradient() -> Observation:
     X = jax.random.normal(jax.random.key(11), (40, 3))
     naive = jax.jit(jax.grad(lambda Z: jnp.sum(dist.distances_v1(Z, Z))))(X)
     safe = jax.jit(jax.grad(lambda Z: jnp.sum(dist.safe_distances(Z, Z))))(X)
     nans, finite = int(jnp.isnan(naive).sum()), bool(jnp.isfinite(safe).all())
     return Observation(
-        expected={"v1 gradient has nan": True, "safe gradient finite": True},
+        expected={
+            "v1 gradient has nan": True,
+            "v1 gradient nan in every entry": True,
+            "safe gradient finite": True,
+        },
         observed={
             "v1 gradient has nan": bool(jnp.isnan(naive).any()),
+            "v1 gradient nan in every entry": nans == naive.size,
             "safe gradient finite": finite,
         },
         said=f"Took jax.grad, jitted, of the summed distances of 40 random 3-D points (key 11) to "
@@ -335,7 +383,13 @@ def _sqrt_gradient() -> Observation:
     )
 
 
-@claim("gradient-brings-back-differences", only_on=YNN)
+@claim(
+    "gradient-brings-back-differences",
+    only_on=YNN,
+    checks="That with YNNPACK fusion off, jax.grad of the summed distances for the page's "
+    "points has temporaries at least the size of the (N, M, d) differences with v1 and with "
+    "the double-where distance, and with v2 at most a few N × M arrays.",
+)
 def _gradient_temporaries() -> Observation:
     X, Y = _points()
     # With YNNPACK fusion off where this jaxlib has it, to see XLA's own CPU path.
@@ -353,11 +407,13 @@ def _gradient_temporaries() -> Observation:
         expected={
             "v1 and double where hold the differences": True,
             "v2 under the differences": True,
+            "v2 at most four N × M arrays": True,
         },
         observed={
             "v1 and double where hold the differences": min(temps["v1"], temps["double where"])
             >= differences,
             "v2 under the differences": temps["v2"] < differences,
+            "v2 at most four N × M arrays": temps["v2"] <= 4 * N * M * 4,
             "temp bytes": temps,
         },
         repeats="the cell above",

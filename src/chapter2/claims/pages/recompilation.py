@@ -3,6 +3,7 @@
 import dataclasses
 import functools
 import json
+import re
 import tempfile
 
 import jax
@@ -22,7 +23,11 @@ def _times(n: int) -> str:
     return {0: "never", 1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
-@claim("static-argnums-decorator-factory")
+@claim(
+    "static-argnums-decorator-factory",
+    checks="That `jax.jit(static_argnums=(1,))`, called without a function, decorates one: "
+    "called with 3, 3, 7 and 7, it traces for 3 and for 7 and compiles twice.",
+)
 def _static_argnums() -> Observation:
     traced = []
 
@@ -47,7 +52,14 @@ def _static_argnums() -> Observation:
 _scale = 2.0  # a global that a jitted function reads
 
 
-@claim("global-change-not-retraced", warning=True)
+@claim(
+    "global-change-not-retraced",
+    warning=True,
+    checks="That a jitted `v * scale`, reading a global `scale` of 2, still returns 2 for 1.0 "
+    "after `scale` is set to 10, without compiling again, as does `jax.jit` of the same "
+    "function again; and that a new shape, a new dtype, a new static value and `jax.jit` of a "
+    "new function wrapping it each see the 10.",
+)
 def _global_change() -> Observation:
     global _scale  # noqa: PLW0603 - the claim is about a changing global
     _scale = 2.0
@@ -55,7 +67,12 @@ def _global_change() -> Observation:
     def scaled(v):
         return v * _scale
 
+    def scaled_by(v, n):
+        return v * _scale * n
+
     jitted = jax.jit(scaled)
+    static = jax.jit(scaled_by, static_argnums=1)
+    static(jnp.ones(()), 1)  # traced with the old value
     with CompileCounter("scaled") as compiled:
         before = float(jitted(jnp.ones(())))
         _scale = 10.0
@@ -64,6 +81,8 @@ def _global_change() -> Observation:
     new_function = lambda v: scaled(v)  # noqa: E731, PLW0108 - a new object, so a new trace
     retraced = float(jax.jit(new_function)(jnp.ones(())))
     new_shape = float(jitted(jnp.ones(2))[0])
+    new_dtype = float(jitted(jnp.ones((), jnp.float16)))
+    new_static = float(static(jnp.ones(()), 2))
     _scale = 2.0
     return Observation(
         expected={
@@ -73,6 +92,8 @@ def _global_change() -> Observation:
             "jax.jit of the same function again": 2.0,
             "jax.jit of a new function wrapping it": 10.0,
             "a new shape": 10.0,
+            "a new dtype": 10.0,
+            "a new static value, 2": 20.0,
         },
         observed={
             "before the change": before,
@@ -81,16 +102,43 @@ def _global_change() -> Observation:
             "jax.jit of the same function again": jitted_again,
             "jax.jit of a new function wrapping it": retraced,
             "a new shape": new_shape,
+            "a new dtype": new_dtype,
+            "a new static value, 2": new_static,
         },
         said=f"A jitted `v * scale` reading a global `scale`, called on 1.0 with scale = 2, "
         f"then again after setting scale = 10, returned {before:g} and then {after:g}, compiling "
         f"{_times(compiled.count)}. `jax.jit` of the same function again returned "
         f"{jitted_again:g}; of a new function wrapping it, {retraced:g}; on a new shape, "
-        f"{new_shape:g}.",
+        f"{new_shape:g}; on a float16 1.0, {new_dtype:g}. Another, `v * scale * n` with `n` "
+        f"static, traced with n = 1 before the change, returned {new_static:g} for n = 2.",
     )
 
 
-@claim("x32-weak-type-cache-keys", warning=True)
+def _x64_on():
+    """A context that turns `jax_enable_x64` on (jax.enable_x64, or the older experimental
+    one)."""
+    if hasattr(jax, "enable_x64"):
+        return jax.enable_x64(True)
+    from jax.experimental import enable_x64  # noqa: PLC0415 - releases before jax.enable_x64
+
+    return enable_x64()
+
+
+def _scalar_type(signature: str) -> str:
+    """A compilation's one scalar argument as JAX logged it, in short: "float32[] weak"."""
+    found = re.search(r"(\w+)\[\](, weak_type=True)?", signature)
+    return f"{found[1]}[]{' weak' if found[2] else ''}" if found else signature
+
+
+@claim(
+    "x32-weak-type-cache-keys",
+    warning=True,
+    checks="That with `jax_enable_x64` off, as it is by default, a jitted `v * 2` compiles once "
+    "for a float32 array and a float64 NumPy array, returning float32 for the latter, and once "
+    "more for each of 1 (int32, weak), 1.0 (float32, weak) and `jnp.float32(1.0)` (float32); "
+    "and that with the option on, the float64 array compiles again.",
+    unchecked="That the float64 array is converted on the host, in every call, is not tested.",
+)
 def _weak_types() -> Observation:
 
     @jax.jit
@@ -99,32 +147,54 @@ def _weak_types() -> Observation:
 
     with CompileCounter("scale") as compiled:
         scale(jnp.ones(3, jnp.float32))
-        scale(np.ones(3, np.float64))
+        narrowed = str(scale(np.ones(3, np.float64)).dtype)
         after_float64 = compiled.count
         scale(1)
         scale(1.0)
         scale(jnp.float32(1.0))
+    scalars = [_scalar_type(s) for s in compiled.signatures[1:]]
+
+    @jax.jit
+    def scale_x64(v):
+        return v * 2
+
+    with _x64_on(), CompileCounter("scale_x64") as wide:
+        scale_x64(jnp.ones(3, jnp.float32))
+        scale_x64(np.ones(3, np.float64))
     return Observation(
         expected={
             "jax_enable_x64": False,
             "compilations after float32 then float64": 1,
+            "the float64 array's result": "float32",
             "compilations in all": 4,
+            "the scalars' types": ["int32[] weak", "float32[] weak", "float32[]"],
+            "with jax_enable_x64 on, compilations after float32 then float64": 2,
         },
         observed={
             "jax_enable_x64": bool(jax.config.jax_enable_x64),
             "compilations after float32 then float64": after_float64,
+            "the float64 array's result": narrowed,
             "compilations in all": compiled.count,
-            "signatures": compiled.signatures,
+            "the scalars' types": scalars,
+            "with jax_enable_x64 on, compilations after float32 then float64": wide.count,
         },
         repeats="the cell above",
         said=f"The cell above, run again, with jax_enable_x64 "
         f"{'on' if jax.config.jax_enable_x64 else 'off'}: "
         f"{counted(after_float64, 'compilation')} after the float32 and the float64 array, "
-        f"{compiled.count} in all after the scalars 1, 1.0 and jnp.float32(1.0).",
+        f"whose result was {narrowed}, {compiled.count} in all after the scalars 1, 1.0 and "
+        f"jnp.float32(1.0), compiled as {listed(scalars, 'nothing')}. With jax_enable_x64 on, "
+        f"the two arrays made {counted(wide.count, 'compilation')}.",
     )
 
 
-@claim("lax-cond-one-compilation")
+@claim(
+    "lax-cond-one-compilation",
+    checks="That a jitted `lax.cond` on `size_param > 5`, called on the page's data with 3 "
+    "and with 7, compiles once and returns each branch's own result.",
+    unchecked="That both branches are in the one program is what one compilation serving "
+    "both results means; the HLO is not read.",
+)
 def _lax_cond() -> Observation:
 
     @jax.jit
@@ -154,7 +224,15 @@ def _lax_cond() -> Observation:
     )
 
 
-@claim("function-identity-cache", warning=True)
+@claim(
+    "function-identity-cache",
+    warning=True,
+    checks="That two `functools.partial` objects of the same function and value do not "
+    "compare equal; and that over 3 calls each, a new lambda and a new partial under "
+    "`jax.jit` compile 3 times, while `jax.jit(base)` remade each time and a partial made "
+    "before the loop compile once.",
+    unchecked="Passing the bound value as a static argument is advice, not tested.",
+)
 def _function_identity() -> Observation:
     v = jnp.ones(3)  # made first: inside the blocks only the functions below compile
 
@@ -170,6 +248,7 @@ def _function_identity() -> Observation:
     with CompileCounter() as rewrapped:
         for _ in range(3):
             jax.jit(base)(v, 2.0)
+    equal = functools.partial(base, a=2.0) == functools.partial(base, a=2.0)
     once = jax.jit(functools.partial(base, a=3.0))
     with CompileCounter() as partial_once:
         for _ in range(3):
@@ -177,16 +256,28 @@ def _function_identity() -> Observation:
     names = ["new lambda", "new partial", "jax.jit(base) again", "partial made once"]
     counts = [new_lambda.count, new_partial.count, rewrapped.count, partial_once.count]
     return Observation(
-        expected={"compilations: " + ", ".join(names): [3, 3, 1, 1]},
-        observed={"compilations: " + ", ".join(names): counts},
+        expected={
+            "compilations: " + ", ".join(names): [3, 3, 1, 1],
+            "equal partials compare equal": False,
+        },
+        observed={
+            "compilations: " + ", ".join(names): counts,
+            "equal partials compare equal": equal,
+        },
         repeats="the cell above",
         said=f"The cell above, run again, 3 calls each: a new lambda compiled {_times(counts[0])}, "
         f"a new partial {_times(counts[1])}, jax.jit(base) made anew {_times(counts[2])}, and "
-        f"a partial made before the loop {_times(counts[3])}.",
+        f"a partial made before the loop {_times(counts[3])}. Two partials of base with "
+        f"a=2.0 compared {'equal' if equal else 'unequal'}.",
     )
 
 
-@claim("explain-cache-misses")
+@claim(
+    "explain-cache-misses",
+    checks="That with cache misses explained, calls of a jitted `v @ w` with `w` of shape "
+    "4 × 4, then 4 × 8, log an explanation naming `w`, f32[4,4] and f32[4,8].",
+    unchecked="What its first two lines give is read from the message, not tested.",
+)
 def _explain() -> Observation:
 
     @jax.jit
@@ -215,7 +306,13 @@ def _explain() -> Observation:
     )
 
 
-@claim("tracing-context-recompiles")
+@claim(
+    "tracing-context-recompiles",
+    checks="That a jitted product of the same two 4 × 4 arrays compiles under the default "
+    'matmul precision, again under "highest", and not a third time back under the default; '
+    "that the explained cache miss names `jax_default_matmul_precision`; and that a jitted "
+    "sine compiles under both precisions.",
+)
 def _tracing_context() -> Observation:
 
     @jax.jit
@@ -268,7 +365,12 @@ class _FrozenConfig:
     scale: float
 
 
-@claim("static-arguments-hashed")
+@claim(
+    "static-arguments-hashed",
+    checks="That over 3 calls with a static configuration made anew each time, a plain "
+    "object compiles 3 times and a frozen dataclass once, and that a list as a static "
+    "argument raises `ValueError`.",
+)
 def _static_hashed() -> Observation:
     scaled = jax.jit(lambda x, config: x * config.scale, static_argnums=1)
     counts = {}
@@ -295,7 +397,11 @@ def _static_hashed() -> Observation:
     )
 
 
-@claim("persistent-cache-defaults")
+@claim(
+    "persistent-cache-defaults",
+    checks="That this JAX's defaults set no cache folder, a minimum compile time of 1 s for an "
+    "entry to be written, and a minimum entry size of 0 bytes.",
+)
 def _cache_defaults() -> Observation:
     names = [
         "jax_compilation_cache_dir",
@@ -325,7 +431,14 @@ def second_process_on_the_device() -> None:
         raise CannotCheck(msg)
 
 
-@claim("persistent-cache-across-processes")
+@claim(
+    "persistent-cache-across-processes",
+    checks="That of two fresh processes compiling the page's 64 × 64 model with one cache "
+    "folder and the time threshold lowered, the first logs a miss and writes a `jit_model` "
+    "file, and the second logs a hit.",
+    unchecked="That the second still traced and lowered, and that `jnp.ones`'s compilations "
+    "are written too, are read from the cell's output.",
+)
 def _persistent_cache() -> Observation:
     second_process_on_the_device()
     with tempfile.TemporaryDirectory() as folder:
@@ -353,7 +466,11 @@ def _persistent_cache() -> Observation:
     )
 
 
-@claim("cache-folder-read-at-first-use")
+@claim(
+    "cache-folder-read-at-first-use",
+    checks="That in a fresh process the first folder holds the compilations made after it was "
+    "set and after it was changed, and the second folder only those after `reset_cache()`.",
+)
 def _cache_folder_late() -> Observation:
     second_process_on_the_device()
     with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
