@@ -90,14 +90,20 @@ def test_no_claim_that_drifted_on_the_h200_reads_drifted_now(claim_id):
         assert found.status != "drifted", f"{name}: {found.evidence}"
 
 
-def test_a_claim_recorded_with_another_form_of_its_check_has_no_status_there():
+def test_a_claim_whose_check_reads_more_now_is_judged_on_what_was_recorded():
     checked = list(evaluate("vmap-and-broadcast-compile-alike").as_dict()["expected"])
     recorded = H200.verdicts["vmap-and-broadcast-compile-alike"]
     assert not set(checked) <= set(recorded["expected"])  # the check now reads other values
     found = status_there(ALL["vmap-and-broadcast-compile-alike"], H200, checked)
-    assert found.status is None
-    assert found.evidence == recorded["evidence"]  # what the run said, as it was
-    assert recorded["observed"]["temp bytes v1, with the barrier"] == [0, 384_000_000]
+    assert found.partial
+    assert found.status in ("holds", "drifted")
+    shared = [k for k in checked if k in recorded["expected"]]
+    assert set(shared) < set(checked)
+    assert not status_there(ALL["vmap-and-broadcast-compile-alike"], H200, shared).partial
+    assert (
+        status_there(ALL["vmap-and-broadcast-compile-alike"], H200, ["no such value"]).status
+        is None
+    )
 
 
 def test_a_claim_the_run_did_not_record_has_no_status_there():

@@ -399,6 +399,8 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict, runs: list) -> no
         for run in runs:  # the claim as it is now, judged on what that backend recorded
             there = _there(data, run)
             cell = nodes.paragraph("", "", _symbol(there.status))
+            if there.partial:
+                cell += nodes.Text(EARLIER)
             if there.cause:
                 cell += nodes.Text(f" {CAUSE_MARKS[there.cause]}")
             cells.append([cell])
@@ -409,6 +411,8 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict, runs: list) -> no
     )
 
 
+# A run's mark judged on the values an earlier form of the claim's check recorded.
+EARLIER = "*"
 # How a run's column marks the cause of a difference from this build; the legend says it.
 CAUSE_MARKS = {Cause.DEVICE: "device", Cause.RELEASE: "release", Cause.CPU_ONLY: "CPU"}
 
@@ -433,9 +437,10 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
             elif there.cause:
                 item = nodes.paragraph("", "", _link(app, docname, data, data["id"]))
                 said = there.evidence.removeprefix(f"on {run.platform.upper()}, {there.reason}: ")
+                earlier = " (judged on what an earlier form of its check recorded)"
                 item += nodes.Text(
                     f": {_symbol(there.status).astext()} {there.cause}: {there.reason}. "
-                    f"Recorded: {said}"
+                    f"Recorded: {said}" + (earlier if there.partial else "")
                 )
                 listed_here += nodes.list_item("", item)
         section = nodes.section(ids=[f"differences-{run.name}"])
@@ -543,7 +548,8 @@ def fill_pages(app, doctree, docname) -> None:
                 f"recorded on another backend, judged by each claim as it is now: "
                 f"{Status.HOLDS.symbol} the backend did what the claim expects of it there; "
                 f"{Status.DRIFTED.symbol} it did otherwise, or the check failed there; "
-                f"{NOT_MEASURED} not recorded there, or with an earlier form of the check. "
+                f"{NOT_MEASURED} not recorded there; {EARLIER} after a mark: judged on the values "
+                "an earlier form of the check recorded, its check reading more now. "
                 "A word after a mark gives the cause of a difference from this build: "
                 f"{CAUSE_MARKS[Cause.DEVICE]} (that device does otherwise: the same JAX on the "
                 "run's own CPU did as this build did, or the claim expects the device's own "

@@ -45,6 +45,7 @@ class There:
     evidence: str
     cause: str | None = None
     reason: str = ""
+    partial: bool = False  # judged on the values an earlier form of its check recorded
 
 
 def _alike(control: dict | None, device: dict | None) -> bool:
@@ -70,7 +71,8 @@ def claim_of(verdict: dict) -> Claim:
 
 
 def _judged(claim: Claim, recorded: dict | None, run: RecordedRun, platform: str, checked):
-    """`claim` judged on one recorded verdict, on `platform`; None where it cannot be."""
+    """`claim` judged on one recorded verdict, on `platform`, on the values the run recorded
+    of those its check reads now (`checked`); None where it cannot be."""
     versions = {"jax": run.jax, "jaxlib": run.jaxlib, "platform": platform, "device": run.device}
     if claim.only_on and platform != claim.only_on[0]:
         return judged(claim, None, versions)
@@ -80,11 +82,18 @@ def _judged(claim: Claim, recorded: dict | None, run: RecordedRun, platform: str
         if recorded["status"] == Status.CANNOT_CHECK:
             return _Said(Status.CANNOT_CHECK, recorded["evidence"])
         return judged(claim, None, versions, recorded["evidence"])
-    names = checked or list(recorded["expected"])
-    if not set(names) <= set(recorded["expected"]):
+    names = [k for k in checked or recorded["expected"] if k in recorded["expected"]]
+    if not names:
         return None
     expected = {k: recorded["expected"][k] for k in names}
     return judged(claim, Observation(expected, recorded["observed"]), versions)
+
+
+def _partial(recorded: dict | None, checked: list[str] | None) -> bool:
+    """Whether the check now reads values the run did not record."""
+    if not recorded or recorded["expected"] is None or not checked:
+        return False
+    return not set(checked) <= set(recorded["expected"])
 
 
 @dataclass(frozen=True)
@@ -103,7 +112,7 @@ def status_there(claim: Claim, run: RecordedRun, checked: list[str] | None = Non
     if verdict is None:
         evidence = recorded["evidence"] if recorded else "not recorded on this backend"
         return There(None, evidence)
-    return There(str(verdict.status), verdict.evidence)
+    return There(str(verdict.status), verdict.evidence, partial=_partial(recorded, checked))
 
 
 def cause_there(
@@ -116,15 +125,16 @@ def cause_there(
     there = status_there(claim, run, checked)
     if there.status is None:
         return there
+    part = {"partial": there.partial}
     if claim.only_on and run.platform != claim.only_on[0]:
-        return There(there.status, there.evidence, Cause.CPU_ONLY, claim.only_on[1])
+        return There(there.status, there.evidence, Cause.CPU_ONLY, claim.only_on[1], **part)
     own = claim.expected_on.get(run.platform)
     if there.status == here and own is None:
         return there
     if there.status == Status.HOLDS and own is not None:
-        return There(there.status, there.evidence, Cause.DEVICE, own[1])
+        return There(there.status, there.evidence, Cause.DEVICE, own[1], **part)
     if there.status == Status.CANNOT_CHECK:  # its check said why it could not run there
-        return There(there.status, there.evidence, Cause.DEVICE, there.evidence)
+        return There(there.status, there.evidence, Cause.DEVICE, there.evidence, **part)
     control = _judged(claim, run.host_verdicts.get(claim.id), run, "cpu", checked)
     if (
         control is not None
@@ -132,10 +142,10 @@ def cause_there(
         and _alike(run.host_verdicts.get(claim.id), run.verdicts.get(claim.id))
     ):
         reason = f"JAX {run.jax} on that machine's CPU did the same"
-        return There(there.status, there.evidence, Cause.RELEASE, reason)
+        return There(there.status, there.evidence, Cause.RELEASE, reason, **part)
     if control is not None:
         reason = f"on that machine's CPU, JAX {run.jax} {DID[control.status]}"
         if str(control.status) == there.status:
             reason += ", with other values"
-        return There(there.status, there.evidence, Cause.DEVICE, reason)
-    return There(there.status, there.evidence, Cause.DEVICE, "no CPU run beside it")
+        return There(there.status, there.evidence, Cause.DEVICE, reason, **part)
+    return There(there.status, there.evidence, Cause.DEVICE, "no CPU run beside it", **part)
