@@ -178,7 +178,15 @@ def test_step_audit_sees_a_wait_that_returns_no_host_value(tmp_path):
 def test_step_audit_finds_the_first_loops_waits_and_extra_compilation_not_the_last():
     done = run("step_audit", "--quick", "--json")
     assert done.returncode == 0, done.stderr
-    first, last = json.loads(done.stdout).values()
+    first, last, model = json.loads(done.stdout).values()
+    # The transformer's step: one compilation, donated, and on the CPU, whose vendor peak the
+    # audit does not know, a share of the measured peak rather than an MFU.
+    assert (model["compilations_first"], model["compilations_later"]) == (1, 0)
+    assert model["donated"] > 0
+    assert not model["waits"]
+    assert model["mfu"] is None
+    assert 0 < model["share of measured peak"] < 1
+    assert first["mfu"] is first["share of measured peak"] is None  # no model flops given
     assert first["waits"]
     assert first["host_results"] >= 1  # float(loss)
     assert first["numpy_inputs"] == 2

@@ -30,8 +30,18 @@ UNLINKED = {
     "jax.experimental.layout.Format": "jax.experimental.layout has no page in JAX's reference",
     "jax.experimental.layout.Layout.AUTO": "jax.experimental.layout has no page in JAX's reference",
     "jax.numpy.pi": "JAX's reference lists no constants of jax.numpy",
+    "jax.numpy.inf": "JAX's reference lists no constants of jax.numpy",
+    "numpy.int32": "NumPy documents its sized integer types on one page, not each as an object",
     "jax.profiler.ProfileData.from_file": "JAX's reference does not document ProfileData",
     "jax.profiler.ProfileOptions": "absent from the inventory made from JAX's main branch",
+    "jax.ad_checkpoint.print_saved_residuals": (
+        "JAX's reference does not document it; its gradient checkpointing page calls it"
+    ),
+    "jax.numpy.bfloat16": "JAX's reference documents the type as jax.dtypes.bfloat16 alone",
+    "jax.checkpoint_policies.dots_with_no_batch_dims_saveable": (
+        "jax.checkpoint_policies is a namespace object, not a module: sphinx-codeautolink does "
+        "not follow a name through it, though the reference documents the policy"
+    ),
     "numpy.abs": "NumPy documents the function as numpy.absolute, abs being its alias",
     "jax.extend.core.ClosedJaxpr": (
         "in this JAX the same class as jax.extend.core.Jaxpr, whose page its code link would open"

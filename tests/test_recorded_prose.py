@@ -1,5 +1,6 @@
 """The chapter's paragraphs on what the recorded TPU run did ("On the TPU."): every number in
-them is glued from the record, none typed (the vendor's figures are glued from their file too)."""
+them is glued from the record, none typed (the vendor's figures are glued from their file too).
+The training page, whose every section reports the TPU, types no number anywhere in its prose."""
 
 import pytest
 from conftest import DOCS, myst_tokens
@@ -13,7 +14,10 @@ TPU_PAGES = [
     "pairwise-distances",
     "cpu-case-study",
     "numpy-to-jax",
+    "training-step",
 ]
+# The pages whose whole prose, not only their "On the TPU" paragraph, glues every number.
+GLUED_PAGES = ["training-step"]
 CONTAINER = "{container} on-the-tpu"
 
 
@@ -50,6 +54,18 @@ def test_each_tpu_paragraph_glues_every_number(page):
     assert paragraph.lstrip().startswith("**On the TPU.**"), paragraph[:40]
     assert "{glue" in paragraph
     assert typed_numbers(paragraph) == [], page
+
+
+@pytest.mark.parametrize("page", GLUED_PAGES)
+def test_every_number_of_the_pages_prose_is_glued(page):
+    text = (DOCS / f"{page}.md").read_text()
+    assert "{glue" in text
+    assert typed_numbers(text) == [], page
+
+
+def test_a_number_typed_in_a_paragraph_of_a_page_is_found():
+    page = "Intro.\n\n```{code-cell} ipython3\nx = 8\n```\n\nA step took 77.9 ms.\n"
+    assert typed_numbers(page) == ["77.9"]
 
 
 def test_a_typed_number_is_found_and_a_glued_one_is_not():

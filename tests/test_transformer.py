@@ -1,49 +1,144 @@
 """The transformer case study (`chapter2.cases.transformer`) and what the TPU record keeps of
 training it (`chapter2.training_numbers`), checked on the CPU."""
 
+import ast
 import dataclasses
+import fcntl
 import gzip
+import itertools
 import json
 import math
+import re
 from functools import partial
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from conftest import DOCS, ROOT
 
 from chapter2 import training_numbers as tn
 from chapter2.cases import transformer as tf
+from chapter2.runs import recorded_run
 
-PAGE_STEPS = 200  # the steps the page trains the CPU config for
+PAGE_STEPS = 60  # the steps the page trains the CPU config for: the cell's own run
 TINY = tf.Config(vocab=32, width=16, layers=2, heads=2, seq=8, batch=4, lr=1e-2)
+TPU_RUN = recorded_run(ROOT / "data" / "backends", "tpu-v5e-jax-0.10.2")
+# What the page's cell may import: the standard library's and these, nothing of the book.
+CELL_IMPORTS = {"dataclasses", "functools", "math", "jax", "jax.numpy", "numpy", "optax"}
+
+
+@pytest.fixture(scope="session")
+def quick_record(tmp_path_factory, worker_id):
+    """One quick record for the whole session, made by whichever worker asks first and read
+    by the others (pytest-xdist's pattern: a file and a lock where the workers' folders are):
+    it compiles the model a dozen times over."""
+    if worker_id == "master":  # not distributed
+        return tn.record(quick=True)
+    shared = tmp_path_factory.getbasetemp().parent
+    path = shared / "quick-record.json"
+    with (shared / "quick-record.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            path.write_text(json.dumps(tn.record(quick=True)))
+        return json.loads(path.read_text())
 
 
 @pytest.fixture(scope="module")
-def quick_record():
-    return tn.record(quick=True)
-
-
-@pytest.fixture(scope="module")
-def page_losses():
-    _, losses = tf.train(tf.CPU, PAGE_STEPS)
-    return losses
+def page_losses(tmp_path_factory):
+    """The page's cell run as the reader check runs it, alone, as `__main__`: the losses it
+    trained through."""
+    script = tmp_path_factory.mktemp("cell") / "cell.py"
+    script.write_text(module_cell())
+    namespace = {"__name__": "__main__"}
+    exec(compile(script.read_text(), str(script), "exec"), namespace)
+    return namespace["losses"]
 
 
 def test_loss_falls_from_ln_vocab_toward_the_entropy_rate(page_losses):
     assert len(page_losses) == PAGE_STEPS
     first, last = np.mean(page_losses[:5]), np.mean(page_losses[-10:])
     assert abs(first - math.log(tf.CPU.vocab)) < 0.3
-    assert last < 0.5 * math.log(tf.CPU.vocab)
+    assert last < tn.WELL_BELOW * math.log(tf.CPU.vocab)
     assert last > tf.entropy_rate() - 0.05  # no model beats the chain's own randomness
 
 
 def test_the_loop_flags_change_no_loss(page_losses):
     """Donation, prefetching and late fetches change when things happen, not what: the same
     losses, in order, all of them."""
-    fast = dataclasses.replace(tf.CPU, donate=True, prefetch=True, log_every=4)
-    _, losses = tf.train(fast, 25)
+    assert (tf.CPU.donate, tf.CPU.prefetch, tf.CPU.log_every) == (True, True, 10)
+    plain = dataclasses.replace(tf.CPU, donate=False, prefetch=False, log_every=1)
+    _, losses = tf.train(plain, 25)
     assert losses == page_losses[:25]
+
+
+def test_make_step_compiles_once_per_config():
+    assert tf.make_step(TINY) is tf.make_step(dataclasses.replace(TINY))
+    assert tf.make_step(TINY) is not tf.make_step(dataclasses.replace(TINY, donate=True))
+
+
+def test_accumulate_updates_once_every_k_batches():
+    """With accumulate=2, AdamW updates on the 2nd and 4th batch; its warmup starts at a
+    learning rate of 0, so its first update leaves the parameters as they were."""
+    config = dataclasses.replace(TINY, accumulate=2, warmup=1)
+    params = tf.init(config, jax.random.key(0))
+    state, data = (params, tf.make_optimizer(config).init(params)), tf.batches(config)
+    step, seen = tf.make_step(config), []
+    for _ in range(4):
+        state, _ = step(state, next(data))
+        seen.append(jax.tree.leaves(state[0]))
+
+    def equal(x, y):
+        return all(np.array_equal(a, b) for a, b in zip(x, y, strict=True))
+
+    assert [equal(x, y) for x, y in itertools.pairwise(seen)] == [True, True, False]
+    assert equal(seen[0], jax.tree.leaves(params))
+
+
+def module_cell() -> str:
+    """The module's body below its docstring: the page's cell, as it must read."""
+    source = (ROOT / "src" / "chapter2" / "cases" / "transformer.py").read_text()
+    return source[source.index('"""', 3) + 3 :].lstrip("\n")
+
+
+def page_cells(markdown: str) -> list[str]:
+    """The source of each code cell of a page, its options left out."""
+    cells = re.findall(r"^```\{code-cell\} ipython3\n(.*?)^```$", markdown, re.M | re.S)
+    return [re.sub(r"\A(?::tags:.*\n|---\n.*?\n---\n)", "", cell, flags=re.S) for cell in cells]
+
+
+def the_models_cell(markdown: str) -> str | None:
+    """The page's cell that defines the model (its `class Config`), or None."""
+    found = [cell for cell in page_cells(markdown) if "\nclass Config:" in cell]
+    return found[0] if len(found) == 1 else None
+
+
+def test_the_pages_cell_is_the_module_and_a_changed_one_is_not():
+    page = (DOCS / "training-step.md").read_text()
+    cell = the_models_cell(page)
+    assert cell == module_cell(), (
+        "copy src/chapter2/cases/transformer.py, below its docstring, into the page's cell"
+    )
+    changed = page.replace("lr=5e-3", "lr=4e-3", 1)
+    assert the_models_cell(changed) not in (None, module_cell())
+
+
+def cell_imports(cell: str) -> set[str]:
+    """The modules a cell imports, by their full names."""
+    found = set()
+    for node in ast.walk(ast.parse(cell)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            found.add(node.module or "")
+    return found
+
+
+def test_the_cell_imports_nothing_of_the_book_and_the_test_sees_an_import():
+    assert cell_imports(module_cell()) <= CELL_IMPORTS
+    assert cell_imports("import jax\nfrom chapter2.timing import bench\n") - CELL_IMPORTS == {
+        "chapter2.timing"
+    }
 
 
 def test_the_chain_has_distinct_successors_and_its_entropy_rate():
@@ -283,3 +378,80 @@ def test_the_quick_record_of_traces_and_remat(quick_record):
     residuals = remat["saved_residuals_one_layer"].splitlines()
     assert 0 < len(residuals) <= 30
     assert any("from the argument" in line for line in residuals)
+
+
+TPU_TRAINING = TPU_RUN.read("training")
+
+
+def test_the_tpu_record_ran_the_tpu_config():
+    recorded = TPU_TRAINING["config"]
+    assert recorded == {k: v for k, v in dataclasses.asdict(tf.TPU).items() if k != "accumulate"}
+    assert tf.TPU.accumulate == 1  # the flag added after the record: off, as the chip ran it
+    assert TPU_TRAINING["flops_per_step"] == tf.flops_per_step(tf.TPU)
+    assert TPU_TRAINING["device"]["device"] == "TPU v5 lite"
+
+
+def test_the_recorded_mfu_is_the_model_flops_over_the_vendor_peak():
+    vendor = TPU_RUN.read("vendor figures")["bfloat16"]
+    per_token = tf.flops_per_step(tf.TPU) / (tf.TPU.batch * tf.TPU.seq)
+    loops = TPU_TRAINING["loops"]
+    for name, rate in loops["tokens_per_second"].items():
+        assert loops["mfu"][name] == pytest.approx(rate * per_token / vendor), name
+    for name, run in TPU_TRAINING["mixed_precision"]["variants"].items():
+        mfu = tf.flops_per_step(tf.TPU) / run["seconds_per_step"] / vendor
+        assert run["mfu"] == pytest.approx(mfu), name
+        assert run["final_loss"] == pytest.approx(np.mean(run["losses"][-tn.LAST :])), name
+
+
+def test_the_recorded_bfloat16_loss_agrees_with_one_float32_and_not_the_other():
+    """As the page reports it: the tolerance set before the run holds against float32 at the
+    default precision, not against "highest", the reference the record named."""
+    mixed = TPU_TRAINING["mixed_precision"]
+    final = {name: run["final_loss"] for name, run in mixed["variants"].items()}
+    assert mixed["tolerance"] == tn.LOSS_TOLERANCE
+    assert abs(final["bfloat16"] - final["float32"]) <= mixed["tolerance"]
+    assert abs(final["bfloat16"] - final["float32 highest"]) > mixed["tolerance"]
+    assert not mixed["within_tolerance"]
+    assert mixed["loss_fell_well_below_ln_vocab"]
+
+
+def test_the_recorded_largest_batch_follows_from_its_fit_and_ran():
+    search = TPU_TRAINING["largest_batch"]
+    a, b, limit = search["fit"]["a"], search["fit"]["b"], search["bytes_limit"]
+    assert search["predicted"] == int((limit - a) / b) // tn.BATCH_STEP * tn.BATCH_STEP
+    largest, following = search["largest"], search["next"]
+    assert largest["batch"] == search["predicted"]
+    assert largest["remat_instructions"] == 0
+    assert "step_error" not in largest
+    assert largest["peak_bytes_in_use"] < limit
+    assert following["batch"] == largest["batch"] + tn.BATCH_STEP
+    assert not following["refused"]
+    assert following["remat_instructions"] > 0
+
+
+def test_the_recorded_accumulation_matches_the_large_batch():
+    found = TPU_TRAINING["accumulation"]
+    ratio = found["largest_difference"] / found["largest_update"]
+    assert found["relative_difference"] == pytest.approx(ratio)
+    assert found["within_tolerance"]
+    assert found["relative_difference"] < tn.ACCUMULATION_TOLERANCE
+
+
+def test_traffic_floor_reads_and_writes_the_state_once_and_each_temporary_twice():
+    assert tn.traffic_floor({"argument": 10, "output": 7, "alias": 7, "temp": 100}) == 217
+    memory = TPU_TRAINING["remat"]["memory_bytes"]["without"]
+    floor = tn.traffic_floor(memory)
+    assert floor == memory["argument"] + memory["output"] + 2 * memory["temp"]
+    assert floor > memory["peak"]  # more than the step holds at once: the temporaries move
+
+
+def test_step_costs_add_the_layers_a_scan_counts_once():
+    params = jax.eval_shape(partial(tf.init, TINY), jax.random.key(0))
+    state = (params, jax.eval_shape(tf.make_optimizer(TINY).init, params))
+    batch = jax.ShapeDtypeStruct((TINY.batch, TINY.seq + 1), jnp.int32)
+    compiled = tf.make_step(TINY).lower(state, batch).compile()
+    counted_once = float(tn._costs(compiled)["flops"])
+    whole = tn.step_costs(compiled, TINY)
+    model = tf.flops_per_step(TINY)
+    assert counted_once < model < whole["flops"]
+    assert whole["bytes accessed"] > float(tn._costs(compiled)["bytes accessed"])

@@ -21,6 +21,54 @@ from chapter2.timing import BenchResult
 
 HOST_VALUES = (float, int, np.ndarray, np.generic)
 
+# The vendor's peak rate of the devices whose MFU the audit can give, by the kind JAX names:
+# (bfloat16 flop/s, where the vendor says so). Elsewhere it gives the share of the peak
+# measured on the machine instead, which is not an MFU.
+VENDOR_PEAKS = {
+    "TPU v5 lite": (197e12, "https://cloud.google.com/tpu/docs/v5e"),  # Cloud TPU v5e
+}
+
+
+@dataclass(frozen=True)
+class Utilization:
+    """A model's flops per step at a step's time, against a peak: the vendor's (`mfu`), or,
+    for a device whose vendor peak the audit does not know, the measured one."""
+
+    model_flops: float  # per step, as the model counts them (the PaLM count, say)
+    seconds: float  # per step
+    peak: float  # flop/s
+    vendor: bool  # the peak is the vendor's: the share is an MFU
+    source: str  # where the peak comes from
+
+    @property
+    def share(self) -> float:
+        return self.model_flops / self.seconds / self.peak
+
+    def __str__(self) -> str:
+        from chapter2.roofline import percent, rate_text  # noqa: PLC0415 - imports nothing heavy
+
+        if self.vendor:
+            vendor = rate_text(self.peak, "FLOP")
+            return f"MFU {percent(self.share)} of the vendor's {vendor} ({self.source})"
+        return (
+            f"{percent(self.share)} of the measured peak, {rate_text(self.peak, 'FLOP')} "
+            f"({self.source}; not an MFU)"
+        )
+
+
+def utilization(
+    model_flops: float, seconds: float, device_kind: str, measured_peak: float | None
+) -> Utilization | None:
+    """The MFU where VENDOR_PEAKS knows `device_kind`, else the share of `measured_peak`
+    (None where there is neither)."""
+    if device_kind in VENDOR_PEAKS:
+        peak, source = VENDOR_PEAKS[device_kind]
+        return Utilization(model_flops, seconds, peak, True, source)
+    if measured_peak:
+        source = f"measured here; no vendor peak known for {device_kind!r}"
+        return Utilization(model_flops, seconds, measured_peak, False, source)
+    return None
+
 
 @dataclass(frozen=True)
 class Audit:
@@ -36,6 +84,8 @@ class Audit:
     donated: int  # input arrays one call deleted: donated to the program
     per_step: BenchResult  # seconds per step of the timed calls
     placement: Placement | None  # for one jitted program: its place under the roofs
+    utilization: Utilization | None = None  # for a model that gives its flops per step
+    loops: bool = False  # its program holds a loop, whose body XLA's count covers once
 
     @property
     def waits(self) -> bool:
@@ -82,9 +132,12 @@ def audit(
     roofs: Roofs | None = None,
     steps_per_call: int = 1,
     timed_calls: int = 10,
+    model_flops: float | None = None,
 ) -> Audit:
     """Call `update` once per batch, counting; then time `timed_calls` more calls, cycling
-    through the batches. `roofs`: place a jitted update (one with `.lower`) under them."""
+    through the batches. `roofs`: place a jitted update (one with `.lower`) under them.
+    `model_flops`: the model's flops per step, set against the device's vendor peak (MFU) or,
+    where `VENDOR_PEAKS` does not know it, the peak of `roofs`."""
     numpy_inputs = max(
         sum(isinstance(leaf, np.ndarray) for leaf in _leaves(batch)) for batch in batches
     )
@@ -109,11 +162,16 @@ def audit(
         jax.block_until_ready([r for r in _leaves((state, rest)) if isinstance(r, jax.Array)])
         times.append((time.perf_counter() - start) / steps_per_call)
     per_step = BenchResult(tuple(times))
-    placement = None
+    placement, loops = None, False
     if roofs is not None and hasattr(update, "lower"):
         compiled = update.lower(state, *batches[0]).compile()
         # XLA's cost analysis counts a loop's body once: one step's cost, one step's time
         placement = place(compiled, per_step.median, roofs)
+        loops = " while(" in compiled.as_text()
+    used = None
+    if model_flops is not None:
+        kind = jax.devices()[0].device_kind
+        used = utilization(model_flops, per_step.median, kind, roofs.peak if roofs else None)
     return Audit(
         len(batches),
         steps_per_call,
@@ -125,4 +183,6 @@ def audit(
         donated,
         per_step,
         placement,
+        used,
+        loops,
     )

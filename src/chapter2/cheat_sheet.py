@@ -1,4 +1,5 @@
-"""The cheat sheet's rows, and looking each API up in the installed JAX."""
+"""The cheat sheet's rows and its training-loop checklist, and looking each API up in the
+installed JAX (and optax)."""
 
 import pkgutil
 
@@ -154,6 +155,56 @@ APIS = [
         "jax_cpu_enable_async_dispatch",
         "config:jax_cpu_enable_async_dispatch",
         "whether the CPU back end dispatches asynchronously (set before it starts)",
+    ),
+]
+
+
+# A training loop, checked: (what to do, the names it uses, looked up as the APIS' are). Each
+# line is measured on the page training-step; at most ten.
+CHECKLIST = [
+    (
+        "Jit the whole update, loss, gradient and optimizer, as one step: `jax.jit(step)`.",
+        "jax.jit",
+    ),
+    (
+        "Keep the losses on the device; fetch them every few steps with `jax.device_get`, "
+        "never `float(loss)` at each step.",
+        "jax.device_get",
+    ),
+    (
+        "Put each batch on the device with `jax.device_put`, the next one before dispatching "
+        "the step; `jax.transfer_guard('disallow')` finds the implicit copies.",
+        "jax.device_put jax.transfer_guard",
+    ),
+    ("Give every batch one shape: drop or pad the last one.", ""),
+    (
+        "Donate the state, `jax.jit(step, donate_argnums=0)`, and keep only the state it returns.",
+        "jax.jit",
+    ),
+    (
+        "Products in bfloat16; weights, optimizer state, LayerNorm statistics, softmax, logits and "
+        "loss in float32 (`preferred_element_type=jnp.float32`).",
+        "jax.numpy.bfloat16 jax.numpy.einsum",
+    ),
+    (
+        "Measure MFU: the model's flops per step (6N + 12LHQT a token) over the step's time "
+        "times the vendor's peak.",
+        "",
+    ),
+    (
+        "Choose the batch from `compiled.memory_analysis()`; trade recompute for memory with "
+        "`jax.checkpoint(layer, policy=...)`.",
+        "jax.stages.Compiled.memory_analysis jax.checkpoint "
+        "jax.checkpoint_policies.dots_with_no_batch_dims_saveable",
+    ),
+    (
+        "Accumulate gradients with `optax.MultiSteps(optimizer, every_k_schedule=k)` when the "
+        "batch does not fit.",
+        "optax.MultiSteps",
+    ),
+    (
+        "Trace a few steps with `jax.profiler.trace`: the device should not sit idle between them.",
+        "jax.profiler.trace",
     ),
 ]
 

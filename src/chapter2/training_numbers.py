@@ -57,6 +57,7 @@ LOSS_TOLERANCE = 0.1  # nats: final losses of two precisions that differ less ag
 LAST = 10  # a run's final loss: the mean of its last LAST losses
 WELL_BELOW = 0.6  # the loss fell well below ln(vocab): final loss < WELL_BELOW * ln(vocab)
 ACCUMULATION_TOLERANCE = 1e-4  # largest parameter difference over largest update, float32
+BATCH_STEP = 8  # the largest batch is searched among multiples of this
 DEVICE_PROCESS, MODULES_THREAD = "/device:TPU:0", "XLA Modules"
 
 
@@ -110,6 +111,14 @@ def fresh_state(config: Config, seed: int = 0):
     return params, make_optimizer(config).init(params)
 
 
+def audited_step(config: Config = CPU, calls: int = 4):
+    """The transformer's step as `examples/step_audit.py` audits it: (update, state, batches,
+    steps per call, the model's flops per step), `calls` batches of the chain on the device."""
+    data = batches(config, seed=7)
+    feed = [(jax.device_put(next(data)),) for _ in range(calls)]
+    return make_step(config), fresh_state(config), feed, 1, flops_per_step(config)
+
+
 def token_rows(config: Config, rows: int, seed: int) -> np.ndarray:
     """`rows` sequences of the chain: int32 (rows, seq + 1)."""
     return next(batches(dataclasses.replace(config, batch=rows), seed))
@@ -141,11 +150,21 @@ def _memory(compiled) -> dict:
     return found
 
 
-def _flops(compiled) -> float:
+def traffic_floor(memory: dict) -> int:
+    """The fewest bytes a step with this memory analysis (bytes by field, as `_memory` keeps
+    them) can move through the memory that holds its arrays: it reads its arguments and writes
+    its outputs once, and every temporary it holds is written once and read at least once
+    (XLA allocates none that no instruction reads)."""
+    return memory["argument"] + memory["output"] + 2 * memory["temp"]
+
+
+def _costs(compiled) -> dict:
     analysis = compiled.cost_analysis()
-    if isinstance(analysis, list):  # older JAX: one dict per program
-        analysis = analysis[0]
-    return float(analysis["flops"])
+    return analysis[0] if isinstance(analysis, list) else analysis  # older JAX: a list
+
+
+def _flops(compiled) -> float:
+    return float(_costs(compiled)["flops"])
 
 
 class Loops:
@@ -325,6 +344,31 @@ def seven_loops(loops: Loops, plan: Plan, say) -> dict:
     return out
 
 
+def one_layer_costs(config: Config) -> dict:
+    """XLA's cost analysis of one layer's forward and backward, compiled alone."""
+    params = jax.eval_shape(partial(init, config), jax.random.key(0))["layers"]
+    dtype = jnp.bfloat16 if config.bf16 else jnp.float32
+    layer = jax.tree.map(lambda w: jax.ShapeDtypeStruct(w.shape[1:], dtype), params)
+    x = jax.ShapeDtypeStruct((config.batch, config.seq, config.width), jnp.float32)
+
+    def one_layer(x, p):
+        return block(x, p, config).astype(jnp.float32).sum()
+
+    layer_grad = jax.jit(jax.value_and_grad(one_layer, argnums=(0, 1)))
+    return _costs(layer_grad.lower(x, layer).compile())
+
+
+def step_costs(compiled, config: Config) -> dict:
+    """XLA's flops and bytes accessed of a whole step of `config` compiled as `compiled`: its
+    cost analysis counts the body of the layers' scan once, so the other layers' forward and
+    backward, each compiled alone, are added."""
+    step, layer = _costs(compiled), one_layer_costs(config)
+    return {
+        key: float(step.get(key, 0.0)) + (config.layers - 1) * float(layer.get(key, 0.0))
+        for key in ("flops", "bytes accessed", "transcendentals")
+    }
+
+
 def hardware_count(loops: Loops) -> dict:
     """The compiler's flop count of the step against the PaLM count. The layers' scan body is
     counted once, so one layer's forward and backward, compiled alone, are added for the
@@ -333,15 +377,7 @@ def hardware_count(loops: Loops) -> dict:
     state = fresh_state(config)
     batch = jax.ShapeDtypeStruct((config.batch, config.seq + 1), jnp.int32)
     step_flops = _flops(loops.step_donated.lower(state, batch).compile())
-    dtype = jnp.bfloat16 if config.bf16 else jnp.float32
-    layer = jax.tree.map(lambda w: jax.ShapeDtypeStruct(w.shape[1:], dtype), state[0]["layers"])
-    x = jax.ShapeDtypeStruct((config.batch, config.seq, config.width), jnp.float32)
-
-    def one_layer(x, p):
-        return block(x, p, config).astype(jnp.float32).sum()
-
-    layer_grad = jax.jit(jax.value_and_grad(one_layer, argnums=(0, 1)))
-    layer_flops = _flops(layer_grad.lower(x, layer).compile())
+    layer_flops = float(one_layer_costs(config)["flops"])
     all_layers = step_flops + (config.layers - 1) * layer_flops
     model = flops_per_step(config)
     return {
@@ -570,9 +606,9 @@ def _remat_names(compiled) -> int:
 
 
 def largest_batch(loops: Loops, say, limit: int | None = None) -> dict:
-    """Fit peak = a + b * batch from two compiles, predict the largest multiple of 8 under the
-    device's limit (or `limit` bytes), compile it and run a step, then compile the next
-    multiple of 8: at most 4 compiles."""
+    """Fit peak = a + b * batch from two compiles, predict the largest multiple of BATCH_STEP
+    under the device's limit (or `limit` bytes), compile it and run a step, then compile the
+    next multiple: at most 4 compiles."""
     config, step = loops.config, loops.step_donated  # compiled already at config.batch
     limit = limit or (jax.devices()[0].memory_stats() or {}).get("bytes_limit")
     if not limit:
@@ -593,7 +629,7 @@ def largest_batch(loops: Loops, say, limit: int | None = None) -> dict:
         msg = f"the peak did not grow with the batch: {dict(zip(sizes, peaks, strict=True))}"
         raise ValueError(msg)
     intercept = peaks[0] - slope * sizes[0]
-    predicted = int((limit - intercept) / slope) // 8 * 8
+    predicted = int((limit - intercept) / slope) // BATCH_STEP * BATCH_STEP
     say(f"largest batch: peak {intercept:.3g} + {slope:.3g} * batch; predicted {predicted}")
     out: dict = {
         "bytes_limit": int(limit),
@@ -609,10 +645,10 @@ def largest_batch(loops: Loops, say, limit: int | None = None) -> dict:
             if not _out_of_memory(error):
                 raise
             out["refused"].append({"batch": tried, "error": _first_line(error)})
-            if compiles >= 4 or tried <= 8:
+            if compiles >= 4 or tried <= BATCH_STEP:
                 out["compiles"] = compiles
                 return out
-            tried -= 8
+            tried -= BATCH_STEP
     fits = {
         "batch": tried,
         "memory_bytes": _memory(compiled),
@@ -636,9 +672,9 @@ def largest_batch(loops: Loops, say, limit: int | None = None) -> dict:
     gc.collect()
     out["largest"] = fits
     if compiles < 4:
-        following: dict = {"batch": tried + 8}
+        following: dict = {"batch": tried + BATCH_STEP}
         try:
-            compiled = compile_at(tried + 8)
+            compiled = compile_at(tried + BATCH_STEP)
             following |= {
                 "refused": False,
                 "memory_bytes": _memory(compiled),

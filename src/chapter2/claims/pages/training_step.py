@@ -1,5 +1,9 @@
 """Claims of the page `training-step`: what JAX decides about a training loop's waits,
-transfers, compilations and donated buffers."""
+transfers, compilations and donated buffers, checked on the page's model in its CPU config."""
+
+import dataclasses
+import functools
+from functools import partial
 
 import jax
 import numpy as np
@@ -8,32 +12,45 @@ from chapter2.cannot_check import CannotCheck
 from chapter2.claims.registry import Observation, claim, counted
 from chapter2.compiles import CompileCounter
 
+RAGGED = 3  # examples in the smaller last batch of the ragged check's epoch
+# The checks are about what JAX waits for, guards and aliases, not about speed: their programs
+# compile with XLA's backend optimizations off, in about half the time, on the page's budget.
+QUICK_COMPILE = {"xla_backend_optimization_level": 0}
 
-def _training():
-    """The page's training code, imported when a check runs: it needs an optax that runs on
-    this JAX, which old releases have not."""
+
+def _model():
+    """The page's model, imported when a check runs: it needs an optax that runs on this JAX,
+    which old releases have not."""
     try:
-        from chapter2.cases import training  # noqa: PLC0415
+        from chapter2.cases import transformer  # noqa: PLC0415
     except ImportError as err:
-        msg = f"the page's training loop needs optax, which cannot run here: {err}"
+        msg = f"the page's model needs optax, which cannot run here: {err}"
         raise CannotCheck(msg) from err
-    return training
+    return transformer
 
 
-def _device_batch(training):
-    x, y = training.synthetic_data()
-    xb, yb = next(training.batches(x, y))
-    return xb, yb, jax.device_put(xb), jax.device_put(yb)
+@functools.cache
+def _page():
+    """The page's model, its CPU config, fresh parameters and one batch of the chain (NumPy)."""
+    model = _model()
+    config = model.CPU
+    return model, config, model.init(config, jax.random.key(0)), next(model.batches(config))
+
+
+@functools.cache
+def _loss():
+    """The page's loss, jitted once for the checks that only call it."""
+    model, config, _, _ = _page()
+    return jax.jit(partial(model.loss_fn, config=config), compiler_options=QUICK_COMPILE)
 
 
 @claim("float-loss-waits")
 def _float_waits() -> Observation:
-    training = _training()
-    _, _, xb, yb = _device_batch(training)
-    state = training.init_state()
-    jax.block_until_ready(training.step_jit(state, xb, yb))  # compiled
-    for _ in range(20):  # a step that finished before is_ready() was asked shows nothing
-        _, loss = training.step_jit(state, xb, yb)
+    _, _, params, tokens = _page()
+    loss_of, batch = _loss(), jax.device_put(tokens)
+    jax.block_until_ready(loss_of(params, batch))  # compiled
+    for _ in range(20):  # a loss computed before is_ready() was asked shows nothing
+        loss = loss_of(params, batch)
         dispatched = loss.is_ready()
         if not dispatched:
             break
@@ -42,7 +59,7 @@ def _float_waits() -> Observation:
     return Observation(
         expected={"loss ready after float(loss)": True, "ready at dispatch": False},
         observed={"loss ready after float(loss)": ready, "ready at dispatch": dispatched},
-        said="Right after the page's step was dispatched, its loss was "
+        said="Right after the page's jitted loss was dispatched, it was "
         + ("already" if dispatched else "not")
         + " ready; after float(loss), it "
         + ("was." if ready else "still was not."),
@@ -59,18 +76,17 @@ def _raises(call) -> str | None:
 
 @claim("transfer-guard-catches-numpy-batch")
 def _guard_numpy() -> Observation:
-    training = _training()
-    step = training.step_jit
-    xb, yb, dxb, dyb = _device_batch(training)
-    state = training.init_state()
+    _, _, params, tokens = _page()
+    loss_of, batch = _loss(), jax.device_put(tokens)
+    jax.block_until_ready(loss_of(params, batch))  # compiled outside the guard
     with jax.transfer_guard("disallow"):
-        numpy_error = _raises(lambda: step(state, xb, yb))
-        device_error = _raises(lambda: jax.block_until_ready(step(state, dxb, dyb)))
+        numpy_error = _raises(lambda: loss_of(params, tokens))
+        device_error = _raises(lambda: jax.block_until_ready(loss_of(params, batch)))
     caught = numpy_error is not None
     return Observation(
         expected={"NumPy batch raises": True, "device batch raises": False},
         observed={"NumPy batch raises": caught, "device batch raises": device_error is not None},
-        said="Under jax.transfer_guard('disallow'), the step with a NumPy batch "
+        said="Under jax.transfer_guard('disallow'), the page's jitted loss of a NumPy batch "
         + (f"raised {numpy_error}" if caught else "ran")
         + "; with the batch put on the device first, it "
         + (f"raised {device_error}" if device_error else "ran")
@@ -96,56 +112,50 @@ def _guard_float() -> Observation:
 
 @claim("ragged-batch-compiles-again")
 def _ragged() -> Observation:
-    training = _training()
-    x, y = training.synthetic_data()
-    step = jax.jit(lambda w, xb: ((xb @ w) ** 2).mean())
-    w = jax.device_put(np.ones((x.shape[1], 3), np.float32))
+    model, config, params, _ = _page()
+    rows = 2 * config.batch + RAGGED
+    tokens = next(model.batches(dataclasses.replace(config, batch=rows), seed=1))
+    epoch = [tokens[start : start + config.batch] for start in range(0, rows, config.batch)]
     counts = {}
-    for name, drop in [("with the smaller last batch", False), ("without it", True)]:
-        with CompileCounter("<lambda>") as counter:
-            for xb, _ in training.batches(x, y, drop_last=drop):
-                step(w, xb)
+    for name, batches in [("with the smaller last batch", epoch), ("without it", epoch[:-1])]:
+        embedded = jax.jit(lambda params, tokens: params["embed"][tokens].sum())  # a new cache
+        with CompileCounter() as counter:
+            for batch in batches:
+                embedded(params, batch)
         counts[name] = counter.count
-        step = jax.jit(lambda w, xb: ((xb @ w) ** 2).mean())  # a fresh cache for the next
     return Observation(
         expected={"compilations": {"with the smaller last batch": 2, "without it": 1}},
         observed={"compilations": counts},
-        said="A jitted function over one epoch's batches: "
+        said=f"A new jitted function of the page's batches (the sum of their embeddings), over "
+        f"an epoch of {rows} sequences in batches of {config.batch}: "
         + ", ".join(f"{counted(n, 'compilation')} {name}" for name, n in counts.items())
         + ".",
     )
 
 
-def _state_bytes(state) -> int:
-    return sum(leaf.nbytes for leaf in jax.tree.leaves(state))
-
-
-@claim(
-    "donation-aliases-state",
-    expected_on={
-        "tpu": (
-            {"aliased bytes": 300032},
-            (
-                "XLA's TPU backend pads each array to whole tiles of 128 lanes: a 64 × 64 "
-                "weight to 64 × 128, a 64-element bias to 128, so the donated buffers it reuses "
-                "are larger than their elements"
-            ),
-        )
-    },
-)
+@claim("donation-aliases-state")
 def _aliases() -> Observation:
-    training = _training()
-    _, _, xb, yb = _device_batch(training)
-    state = training.init_state()
-    memory = (
-        jax.jit(training.train_step, donate_argnums=0).lower(state, xb, yb).compile()
-    ).memory_analysis()
-    state_bytes = _state_bytes(state)
+    import optax  # noqa: PLC0415 - importable: _page() imported the model, which needs it
+
+    model, config, params, _ = _page()
+    optimizer = model.make_optimizer(config)
+
+    def update(state, grads):
+        params, opt_state = state
+        updates, opt_state = optimizer.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state
+
+    # Shapes alone: compiling needs no arrays, and makes none on the host's behalf.
+    state = jax.eval_shape(lambda p: (p, optimizer.init(p)), params)
+    grads = jax.eval_shape(lambda p: p, params)
+    donating = jax.jit(update, donate_argnums=0, compiler_options=QUICK_COMPILE)
+    memory = donating.lower(state, grads).compile().memory_analysis()
+    state_bytes = sum(leaf.size * leaf.dtype.itemsize for leaf in jax.tree.leaves(state))
     return Observation(
         expected={"aliased bytes": state_bytes},
         observed={"aliased bytes": memory.alias_size_in_bytes},
-        said=f"The donated step's memory analysis: {memory.alias_size_in_bytes:,} bytes "
-        f"aliased, of a state of {state_bytes:,} bytes.",
+        said=f"The page's AdamW update, jitted with donate_argnums=0: "
+        f"{memory.alias_size_in_bytes:,} bytes aliased, of a state of {state_bytes:,} bytes.",
     )
 
 
