@@ -41,6 +41,34 @@ def donation_ignored(mp):
     mp.setattr(jax, "jit", jit)
 
 
+def always_ready(mp):
+    """Arrays that report their value computed at once, as if dispatch waited for it."""
+    mp.setattr(ArrayImpl, "is_ready", lambda self: True)
+
+
+def guard_that_refuses_device_put(mp):
+    """A transfer_guard under which even an explicit device_put raises."""
+    real_guard, real_put, guarded = jax.transfer_guard, jax.device_put, []
+
+    @contextlib.contextmanager
+    def transfer_guard(level):
+        with real_guard(level):
+            guarded.append(level)
+            try:
+                yield
+            finally:
+                guarded.pop()
+
+    def device_put(*args, **kwargs):
+        if guarded:
+            msg = "Disallowed host-to-device transfer"
+            raise RuntimeError(msg)
+        return real_put(*args, **kwargs)
+
+    mp.setattr(jax, "transfer_guard", transfer_guard)
+    mp.setattr(jax, "device_put", device_put)
+
+
 BREAKERS = {
     "float-loss-waits": never_ready,
     "transfer-guard-catches-numpy-batch": guard_that_allows_everything,
@@ -51,3 +79,7 @@ BREAKERS = {
     "donation-by-keyword": donation_ignored,
 }
 FORCED = []
+PARTS = {
+    "float-loss-waits": {"ready at dispatch": always_ready},
+    "transfer-guard-catches-numpy-batch": {"device batch raises": guard_that_refuses_device_put},
+}

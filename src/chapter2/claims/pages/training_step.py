@@ -44,7 +44,11 @@ def _loss():
     return jax.jit(partial(model.loss_fn, config=config), compiler_options=QUICK_COMPILE)
 
 
-@claim("float-loss-waits")
+@claim(
+    "float-loss-waits",
+    checks="That right after the page's jitted loss is dispatched, `is_ready()` is false (at "
+    "least once in 20 calls), and that after `float(loss)` it is true.",
+)
 def _float_waits() -> Observation:
     _, _, params, tokens = _page()
     loss_of, batch = _loss(), jax.device_put(tokens)
@@ -74,21 +78,27 @@ def _raises(call) -> str | None:
     return None
 
 
-@claim("transfer-guard-catches-numpy-batch")
+@claim(
+    "transfer-guard-catches-numpy-batch",
+    checks='That under `transfer_guard("disallow")` the page\'s jitted loss raises on a NumPy '
+    "batch, and that `device_put` of the same batch, and the loss of what it returns, run.",
+)
 def _guard_numpy() -> Observation:
     _, _, params, tokens = _page()
-    loss_of, batch = _loss(), jax.device_put(tokens)
-    jax.block_until_ready(loss_of(params, batch))  # compiled outside the guard
+    loss_of = _loss()
+    jax.block_until_ready(loss_of(params, jax.device_put(tokens)))  # compiled outside the guard
     with jax.transfer_guard("disallow"):
         numpy_error = _raises(lambda: loss_of(params, tokens))
-        device_error = _raises(lambda: jax.block_until_ready(loss_of(params, batch)))
+        device_error = _raises(
+            lambda: jax.block_until_ready(loss_of(params, jax.device_put(tokens)))
+        )
     caught = numpy_error is not None
     return Observation(
         expected={"NumPy batch raises": True, "device batch raises": False},
         observed={"NumPy batch raises": caught, "device batch raises": device_error is not None},
         said="Under jax.transfer_guard('disallow'), the page's jitted loss of a NumPy batch "
         + (f"raised {numpy_error}" if caught else "ran")
-        + "; with the batch put on the device first, it "
+        + "; with the batch put on the device by device_put inside the guard, it "
         + (f"raised {device_error}" if device_error else "ran")
         + ".",
     )
@@ -97,6 +107,9 @@ def _guard_numpy() -> Observation:
 @claim(
     "transfer-guard-misses-float-on-cpu",
     only_on=("cpu", "a CPU array already lives in host memory"),
+    checks="That on a CPU, `float` of an array put on the device raises nothing under "
+    '`transfer_guard("disallow")`.',
+    unchecked="Why, and what JAX's transfer guard page says, are not tested.",
 )
 def _guard_float() -> Observation:
     loss = jax.device_put(np.float32(3.0))
@@ -110,7 +123,11 @@ def _guard_float() -> Observation:
     )
 
 
-@claim("ragged-batch-compiles-again")
+@claim(
+    "ragged-batch-compiles-again",
+    checks="That a new jitted function of the page's batches compiles twice over an epoch of "
+    "two full batches and a smaller one, and once over the two full batches alone.",
+)
 def _ragged() -> Observation:
     model, config, params, _ = _page()
     rows = 2 * config.batch + RAGGED
@@ -133,7 +150,11 @@ def _ragged() -> Observation:
     )
 
 
-@claim("donation-aliases-state")
+@claim(
+    "donation-aliases-state",
+    checks="That the page's AdamW update, jitted with `donate_argnums=0` and compiled for the "
+    "page's CPU config, aliases as many bytes as its parameters and AdamW's state hold.",
+)
 def _aliases() -> Observation:
     import optax  # noqa: PLC0415 - importable: _page() imported the model, which needs it
 
@@ -159,7 +180,11 @@ def _aliases() -> Observation:
     )
 
 
-@claim("donated-array-deleted")
+@claim(
+    "donated-array-deleted",
+    checks="That after one call of a jitted function given `donate_argnums=0`, every array of "
+    "the state passed to it is deleted, and a second call on that state raises.",
+)
 def _deleted() -> Observation:
     add = jax.jit(lambda s: jax.tree.map(lambda a: a + 1, s), donate_argnums=0)
     state = jax.device_put({"w": np.ones(1000, np.float32), "b": np.zeros(10, np.float32)})
@@ -176,7 +201,11 @@ def _deleted() -> Observation:
     )
 
 
-@claim("donation-by-keyword")
+@claim(
+    "donation-by-keyword",
+    checks="That a state passed by keyword to a function given `donate_argnums=0` is deleted "
+    "after a call under `jit`, and kept after a call under `pmap`.",
+)
 def _by_keyword() -> Observation:
     def add(state, step):
         return jax.tree.map(lambda a: a + step, state)
