@@ -23,6 +23,7 @@ from helpers import make_site, serving
 
 SCREENSHOTS = HTML.parent / "screenshots"
 REVIEWED = ["overview", "fusion", "pairwise-distances", "quiz"]  # pages a reviewer looks at
+MATH_PAGE = "pairwise-distances"  # the page with the most math: a reviewer sees it dark too
 CHROMIUM = (
     os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 )
@@ -176,11 +177,64 @@ def test_every_character_shows_in_the_fonts_a_reader_has(opened):
     assert opened.evaluate(MISSING_GLYPHS) == [], opened.name
 
 
-def test_math_is_rendered_offline(tab, served):
-    page = visit(tab, served, "pairwise-distances")
-    page.wait_for_selector("mjx-container", timeout=10_000)
-    assert page.locator("mjx-container").count() > 5
-    assert page.outside == []
+# Each superscript of the page's math: whether the browser set its script above its base (as
+# MathML lays it out; a browser that could not would leave the two side by side on one line).
+RAISED_SCRIPTS = """() => [...document.querySelectorAll('article msup')].map(sup => {
+    const [base, script] = [...sup.children].map(c => c.getBoundingClientRect());
+    return script.bottom < base.bottom && script.left >= base.right - 1;
+})"""
+# The colour of each formula beside the colour of the paragraph it stands in.
+MATH_COLOURS = """() => [...document.querySelectorAll('article p math')].map(m =>
+    [getComputedStyle(m).color, getComputedStyle(m.closest('p')).color])"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_math_is_mathml_laid_out_by_the_browser_in_the_texts_colour(tab, served, theme):
+    """The book's math is MathML written while it was built (book.mathml): no script typesets
+    it, the browser sets each superscript above its base, and a formula takes the colour of
+    its sentence in light and dark mode."""
+    page = visit(tab, served, MATH_PAGE)
+    switch_theme(page, theme)
+    try:
+        raised = page.evaluate(RAISED_SCRIPTS)
+        colours = page.evaluate(MATH_COLOURS)
+        scripts = page.locator("script[src]").evaluate_all("ss => ss.map(s => s.src)")
+    finally:
+        switch_theme(page, "light")
+    assert len(raised) > 5
+    assert all(raised)
+    assert colours
+    assert all(formula == sentence for formula, sentence in colours), colours
+    assert not [s for s in scripts if re.search("math|tex-", s, re.IGNORECASE)]
+
+
+# Each displayed formula, scrolled to its start: how far its first and last marks lie from its
+# box's left edge, and the box's width.
+FORMULA_ENDS = """() => [...document.querySelectorAll('div.math')].map(box => {
+    box.scrollLeft = 0;
+    const left = box.getBoundingClientRect().left;
+    const marks = [...box.querySelectorAll('math *')].map(m => m.getBoundingClientRect())
+        .filter(r => r.width > 0);
+    return [Math.min(...marks.map(r => r.left)) - left,
+            Math.max(...marks.map(r => r.right)) - left, box.clientWidth, box.tabIndex];
+})"""
+DISPLAY_MATH_PAGES = [p for p in PAGES if "\n$$\n" in (DOCS / f"{p}.md").read_text()]
+
+
+@pytest.mark.parametrize("opened", DISPLAY_MATH_PAGES, indirect=True)
+def test_a_formula_wider_than_a_phone_scrolls_from_its_start_and_takes_the_keyboard(opened):
+    """At 390 px a displayed formula wider than the column scrolls on its own, every mark
+    within reach: none starts left of its box (where no scrolling reaches), and the box is a
+    tab stop, so a keyboard scrolls it too."""
+    opened.set_viewport_size({"width": 390, "height": 900})
+    try:
+        ends = opened.evaluate(FORMULA_ENDS)
+    finally:
+        opened.set_viewport_size({"width": 1280, "height": 900})
+    assert ends, opened.name
+    assert [e for e in ends if e[0] < -1 or e[3] != 0] == [], opened.name
+    if opened.name == "xla-compilation":  # its six stages in a row: one that does scroll
+        assert max(right - width for _, right, width, _ in ends) > 0
 
 
 def test_a_reader_walks_the_book_forwards_and_back(tab, served):
@@ -472,14 +526,21 @@ def test_a_pages_download_link_gives_its_executed_notebook(tab, served, tmp_path
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-@pytest.mark.parametrize("opened", REVIEWED, indirect=True)
-def test_screenshots_are_written_for_review(opened, width):
+@pytest.mark.parametrize(
+    ("opened", "theme"),
+    [*((page, "light") for page in REVIEWED), (MATH_PAGE, "dark")],
+    indirect=["opened"],
+)
+def test_screenshots_are_written_for_review(opened, width, theme):
     SCREENSHOTS.mkdir(exist_ok=True)
     opened.set_viewport_size({"width": width, "height": 900})
+    switch_theme(opened, theme)
     try:
-        path = SCREENSHOTS / f"{opened.name}-{width}px.png"
+        dark = "-dark" if theme == "dark" else ""
+        path = SCREENSHOTS / f"{opened.name}-{width}px{dark}.png"
         png = opened.screenshot(path=path, full_page=True)
     finally:
+        switch_theme(opened, "light")
         opened.set_viewport_size({"width": 1280, "height": 900})
     # A PNG exactly as wide as the window (nothing sticks out sideways), longer than it is.
     shot_width, shot_height = struct.unpack(">II", png[16:24])

@@ -13,7 +13,16 @@ from book.drift import summary
 from book.record import read_record
 from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import PreformattedString
-from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, ROOT, toctree, toctrees
+from conftest import (
+    CHAPTER,
+    DOCS,
+    HTML,
+    NOTEBOOK_PAGES,
+    PAGES,
+    ROOT,
+    toctree,
+    toctrees,
+)
 from markdown_it import MarkdownIt
 from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
@@ -74,6 +83,19 @@ def test_no_path_of_the_build_machine_is_published():
     leaks = [p.relative_to(HTML) for p in HTML.rglob("*") if p.is_file()]
     leaks = [path for path in leaks if machine.search((HTML / path).read_bytes())]
     assert leaks == []
+
+
+def test_every_formula_is_mathml(soups):
+    formulas = 0
+    for name, soup in soups.items():
+        for math in soup.select("span.math, div.math"):
+            assert [child.name for child in math.find_all(recursive=False)] in (
+                ["math"],
+                ["span", "math"],  # a numbered equation: its number, then the formula
+            ), name
+            formulas += 1
+        assert "\\(" not in text_of(soup.body or soup, leaving_out="pre, code, script"), name
+    assert formulas > 100
 
 
 def test_every_claim_is_marked_on_its_home_page_a_warning_boxed_and_none_drifted(soups):

@@ -28,6 +28,7 @@ MODULES = (
     "backends",
     "glyphs",
     "kernels",
+    "mathml",
 )
 
 
