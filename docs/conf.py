@@ -74,6 +74,8 @@ html_math_renderer = "mathml"
 html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path = ["_static"]
+# Templates of the theme the book replaces (docs/_templates: each says why).
+templates_path = ["_templates"]
 html_favicon = "_static/favicon.svg"  # browsers ask every page for an icon
 # Where the site is published (the publishing workflow sets BOOK_BASEURL): a downloaded
 # notebook installs the book's wheel from there.

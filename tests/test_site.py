@@ -19,6 +19,7 @@ from conftest import (
     HTML,
     NOTEBOOK_PAGES,
     PAGES,
+    READING_ORDER,
     ROOT,
     toctree,
     toctrees,
@@ -83,6 +84,32 @@ def test_no_path_of_the_build_machine_is_published():
     leaks = [p.relative_to(HTML) for p in HTML.rglob("*") if p.is_file()]
     leaks = [path for path in leaks if machine.search((HTML / path).read_bytes())]
     assert leaks == []
+
+
+def scripts(soup: BeautifulSoup) -> list[str]:
+    """The files of the scripts a page loads, as its HTML names them (less any query)."""
+    return [tag["src"].split("?")[0] for tag in soup.select("script[src]")]
+
+
+# What a reader's page no longer loads (issue #69): a math script (its math is MathML, written
+# while the book is built: book.mathml), Font Awesome's (the theme's icons are drawn by
+# docs/_static/icons.css), and the three of the theme's search as you type, which the book
+# leaves off (docs/_templates: the search page loads them itself).
+UNLOADED = re.compile(r"mathjax|tex-|mml-|fontawesome|searchtools|language_data|searchindex")
+
+
+def test_a_reader_page_loads_no_math_icon_or_search_script_but_the_themes_own(soups):
+    for page in READING_ORDER:
+        soup = soups[f"{page}.html"]
+        assert [src for src in scripts(soup) if UNLOADED.search(src)] == [], page
+        assert {"_static/scripts/bootstrap.js", "_static/scripts/pydata-sphinx-theme.js"} <= set(
+            scripts(soup)
+        ), page
+        sheets = [tag["href"].split("?")[0] for tag in soup.select("link[rel=stylesheet]")]
+        assert "_static/styles/pydata-sphinx-theme.css" in sheets, page
+        assert 'localStorage.getItem("theme")' in text_of(soup.head), page  # its mode
+        assert soup.select_one('meta[name="viewport"]'), page
+    assert {"_static/searchtools.js", "searchindex.js"} <= set(scripts(soups["search.html"]))
 
 
 def test_every_formula_is_mathml(soups):
