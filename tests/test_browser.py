@@ -345,6 +345,10 @@ def test_figures_load_with_caption_and_alt_and_stay_readable(opened, theme):
         figures = opened.locator("figure").all()
         for figure in figures:
             image = figure.locator("img")
+            # A figure loads as the reader nears it (docs/docutils.conf), not with the page.
+            assert image.get_attribute("loading") == "lazy"
+            image.scroll_into_view_if_needed()
+            image.evaluate("i => i.decode()")  # once loaded and decoded
             assert image.evaluate("i => i.complete && i.naturalWidth > 0"), opened.name
             assert len(image.get_attribute("alt") or "") > 20
             assert figure.locator("figcaption").count()
@@ -535,6 +539,9 @@ def test_screenshots_are_written_for_review(opened, width, theme):
     SCREENSHOTS.mkdir(exist_ok=True)
     opened.set_viewport_size({"width": width, "height": 900})
     switch_theme(opened, theme)
+    # The whole page is shot at once: every figure loaded first, not only those near the top.
+    opened.evaluate("document.querySelectorAll('img').forEach(i => { i.loading = 'eager'; })")
+    opened.wait_for_function("[...document.images].every(i => i.complete)")
     try:
         dark = "-dark" if theme == "dark" else ""
         path = SCREENSHOTS / f"{opened.name}-{width}px{dark}.png"
