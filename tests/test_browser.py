@@ -10,16 +10,19 @@ written to the `screenshots` folder beside the HTML.
 import contextlib
 import json
 import os
+import random
 import re
 import shutil
 import struct
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import nbformat
 import pytest
 from book.record import read_record
 from conftest import CHAPTER, DOCS, HTML, PAGES, READING_ORDER, toctree
 from helpers import make_site, serving
+from static_host import served_size
 
 SCREENSHOTS = HTML.parent / "screenshots"
 REVIEWED = ["overview", "fusion", "pairwise-distances", "quiz"]  # pages a reviewer looks at
@@ -139,6 +142,60 @@ def test_page_loads_offline_without_errors(opened):
     assert opened.outside == [], f"{opened.name} asks a third party for {opened.outside}"
     assert opened.errors == []
     assert opened.failed == []
+
+
+# What a reader's page may load, in bytes as a static host sends them (tools/static_host.py:
+# script gzip-compressed, fonts as they are): CI's cheap stand-in for Lighthouse's run
+# (`nox -s lighthouse`), which a phone's first view of a page depends on. No font: the text is
+# in the reader's own fonts, the math in their math font, the theme's icons are SVG.
+BUDGET = {"script": 450 * 1024, "font": 0}
+KINDS = {".js": "script", ".mjs": "script", ".woff2": "font", ".woff": "font", ".ttf": "font"}
+LOADED = "() => performance.getEntriesByType('resource').map(entry => entry.name)"
+
+
+def loaded_bytes(page, served: str, folder: Path) -> dict[str, int]:
+    """The bytes of script and font that the page in `page` loaded from the site `served`
+    from `folder`, as the host sends them."""
+    weight = dict.fromkeys(BUDGET, 0)
+    for url in page.evaluate(LOADED):
+        path = urlsplit(url).path.lstrip("/")
+        kind = KINDS.get(Path(path).suffix)
+        if kind and url.startswith(served):
+            weight[kind] += served_size(folder / path)
+    return weight
+
+
+def over_budget(weight: dict[str, int]) -> list[str]:
+    return [
+        f"{kind} {n / 1024:.0f} KiB > {BUDGET[kind] / 1024:.0f}"
+        for kind, n in weight.items()
+        if n > BUDGET[kind]
+    ]
+
+
+@pytest.mark.parametrize("opened", READING_ORDER, indirect=True)
+def test_a_reader_page_loads_script_and_fonts_within_the_budget(opened, served):
+    assert over_budget(loaded_bytes(opened, served, HTML)) == [], opened.name
+
+
+def test_the_budget_finds_a_page_that_loads_too_much_script_and_font(browser, tmp_path):
+    """A page that loads more script and font than the budget allows, each as a host sends
+    it: a script of random digits, which gzip shrinks little, and a font its text is in."""
+    script = random.Random(0).randbytes(BUDGET["script"] + 1024)
+    (tmp_path / "big.js").write_text(f"const noise = '{script.hex()}';")
+    (tmp_path / "big.woff2").write_bytes(bytes(BUDGET["font"] + 1024))
+    (tmp_path / "page.html").write_text(
+        "<!DOCTYPE html><html lang='en'><head><title>heavy</title>"
+        "<style>@font-face { font-family: heavy; src: url(big.woff2); }"
+        " p { font-family: heavy, sans-serif; }</style>"
+        "<script src='big.js?v=1'></script></head><body><p>heavy</p></body></html>"
+    )
+    with serving(tmp_path) as url, reader(browser, url) as page:
+        page.goto(f"{url}/page.html", wait_until="networkidle")
+        weight = loaded_bytes(page, url, tmp_path)
+    assert weight["script"] == served_size(tmp_path / "big.js") > BUDGET["script"]
+    assert weight["font"] == BUDGET["font"] + 1024
+    assert [line.split()[0] for line in over_budget(weight)] == ["script", "font"]
 
 
 # Draws a character on a canvas in the page's fonts and tells whether it came out as the box
