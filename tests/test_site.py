@@ -524,9 +524,12 @@ def article_words(
 
 def reading_words(page: BeautifulSoup) -> int:
     """The words a reader reads on a page: its article with prose folded into a dropdown
-    counted where it stands, a mark's panel and a hidden cell's code left out."""
+    counted where it stands, a mark's panel and a hidden cell's code left out, a formula one
+    word (MathML puts each symbol in an element of its own)."""
     folded = ", ".join(f'details[class*="{c}"]' for c in ["claim-mark", "claim-check", "hide"])
-    return article_words(page, dropdowns=True, leaving_out=folded)
+    formulas = "span.math, div.math"
+    words = article_words(page, dropdowns=True, leaving_out=f"{folded}, {formulas}")
+    return words + len(page.select(f"article.bd-article :is({formulas})"))
 
 
 # Words of the specification's 2.3 and 2.4, counted with str.split over its text (code

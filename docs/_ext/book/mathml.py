@@ -7,7 +7,6 @@ instead, so this registers one (Sphinx's public `add_html_math_renderer`)."""
 from docutils import nodes
 from docutils.utils.math import MathError
 from docutils.utils.math.latex2mathml import tex2mathml
-from sphinx.locale import _
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 
@@ -44,9 +43,7 @@ def visit_math_block(self, node: nodes.math_block) -> None:
     # A formula wider than a phone scrolls (book.css): the keyboard reaches it, as MathJax's did.
     self.body.append(self.starttag(node, "div", CLASS="math notranslate", tabindex="0"))
     if node["number"]:  # as Sphinx's MathJax renderer numbers an equation
-        self.body.append(f'<span class="eqno">({get_node_equation_number(self, node)})')
-        self.add_permalink_ref(node, _("Link to this equation"))
-        self.body.append("</span>")
+        self.body.append(f'<span class="eqno">({get_node_equation_number(self, node)})</span>')
     _write(self, node, block=True)
     self.body.append("</div>\n")
     raise nodes.SkipNode
