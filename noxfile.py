@@ -232,7 +232,7 @@ def standin_gpu(session: nox.Session) -> None:
     build = BUILD / "standin-gpu"
     startup = build / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "tools" / "stand_in_gpu.py", startup / "00-stand-in-gpu.py")
+    shutil.copy(ROOT / "tools" / "stand_in_device.py", startup / "00-stand-in-gpu.py")
     env = {"IPYTHONDIR": str(build / "ipython")}
     env["JAX_PLATFORMS"] = "cpu"  # as tests/test_pages_as_scripts.py runs each page
     session.run(*BOOK_BUILD[:4], str(build / "html"), env=env)

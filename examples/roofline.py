@@ -5,19 +5,25 @@ and the roofline's verdict.
     python examples/roofline.py --quick
 
 --args is a Python expression for the arguments (a tuple for several), evaluated with jax,
-jnp and np in scope. The roofs are measured first, in about two seconds: the fastest float32
-matrix product under jit, and the fastest stream over arrays past the last-level cache and
-over arrays that fit in it (the roof of a function whose arrays fit there too). The
-flops and bytes are XLA's cost analysis of the compiled function, an estimate read from its
-optimized HLO: it counts a loop's body once and a library call's work not at all. The time is
-the median of runs, each waited for, with the middle half of them.
+jnp and np in scope. The roofs are measured first, in a few seconds: the fastest float32
+matrix product under jit, and a stream over working sets from 32 KiB to 512 MiB, which finds
+where the caches end and how fast each size streams; your function is placed under the rate
+of the smallest working set that holds its arrays. The flops and bytes are XLA's cost
+analysis of the compiled function, an estimate read from its optimized HLO: it counts a
+loop's body once, and a library call's work only where XLA knows it. The time is the median
+of runs, each waited for, with the middle half of them. The report counts the fresh pages
+each call touches (its minor page faults): a large output written into new memory faults on
+every page, and donating an input the output can take over, or reusing the output, avoids it.
 """
 
 import json
 import sys
 from dataclasses import asdict
 
+import jax
+
 from chapter2.cli import Parser, UsageError, arguments, lowered, run
+from chapter2.layout import call_cost
 from chapter2.roofline import measure_roofs, percent, place, rate_text
 from chapter2.timing import bench
 
@@ -36,6 +42,7 @@ def report(target: str, expression: str) -> dict:
     roofs = measure_roofs()
     timing = bench(compiled, *args, n=20)
     placed = place(compiled, timing.median, roofs)
+    fresh = call_cost(lambda: jax.block_until_ready(compiled(*args))).fresh_bytes
     return {
         "function": f"{target}({expression})",
         "roofs": asdict(roofs),
@@ -52,6 +59,7 @@ def report(target: str, expression: str) -> dict:
         "meaning": placed.bound.meaning,
         "share": placed.share,
         "allowed seconds": placed.allowed,
+        "fresh bytes per call": fresh,
     }
 
 
@@ -64,11 +72,16 @@ def printed(found: dict) -> str:
     return "\n".join(
         [
             found["function"],
-            f"this machine's roofs, float32 on {roofs['cores']} cores: {found['roofs in words']}",
+            f"this machine's roofs, float32 on {roofs['cores']} "
+            f"core{'s' if roofs['cores'] != 1 else ''}: {found['roofs in words']}",
             f"flops            {found['flops']:,.0f}",
             f"bytes accessed   {found['bytes']:,.0f}",
             f"arrays           {found['footprint']:,.0f} bytes, "
-            + ("in the cache: its roof is the cache's" if found["in cache"] else "main memory's"),
+            + (
+                "in a cache: its roof is the stream's at that size"
+                if found["in cache"]
+                else "past the caches: its roof is main memory's"
+            ),
             f"intensity        {found['intensity']:.3g} flops per byte, against a ridge of "
             f"{found['ridge']:.3g}",
             f"time             {median:.3g} ms median ({low:.3g} to {high:.3g} ms for the "
@@ -77,7 +90,19 @@ def printed(found: dict) -> str:
             f"verdict          {found['verdict']}: {found['meaning']}",
             f"share            {percent(found['share'])} of what the roofs allow "
             f"({1e3 * found['allowed seconds']:.3g} ms)",
+            fresh_pages(found["fresh bytes per call"], found["seconds"]["median"]),
         ]
+    )
+
+
+def fresh_pages(fresh: float, seconds: float) -> str:
+    """The fresh pages a call touched, and the advice that removes them where they count."""
+    if fresh < 2**20:
+        return f"fresh pages      {fresh / 2**10:.0f} KiB a call"
+    return (
+        f"fresh pages      {fresh / 2**20:.0f} MiB a call: page faults, one per 4 KiB page, "
+        f"part of its {1e3 * seconds:.3g} ms. Donate an input the output can take over "
+        "(jax.jit(f, donate_argnums=...)), or reuse the output's buffer"
     )
 
 

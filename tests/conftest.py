@@ -30,9 +30,10 @@ NOTEBOOK_PAGES = [p for p in PAGES if "```{code-cell}" in (DOCS / f"{p}.md").rea
 
 
 def myst_tokens(text: str) -> list[Token]:
-    """A Markdown page as myst-parser tokenizes it, with the fences docs/conf.py enables (```
-    and :::): a directive is a fence, a role (`{download}`) an inline token's child."""
-    config = MdParserConfig(enable_extensions={"colon_fence"})
+    """A Markdown page as myst-parser tokenizes it, with the fences and math docs/conf.py
+    enables (``` and :::, $...$): a directive is a fence, a role (`{download}`) an inline
+    token's child."""
+    config = MdParserConfig(enable_extensions={"colon_fence", "dollarmath"})
     return create_md_parser(config, DocutilsRenderer).parse(text)
 
 

@@ -180,12 +180,12 @@ def test_a_cell_that_fails_before_the_check_still_names_the_drifted_claim(tmp_pa
 def test_a_book_built_where_the_default_device_is_a_gpu_reports_cpu_facts_or_pins_the_cpu(
     tmp_path,
 ):
-    """Every kernel starts with tools/stand_in_gpu.py (as `nox -s standin_gpu` builds the
+    """Every kernel starts with tools/stand_in_device.py (as `nox -s standin_gpu` builds the
     book): a fact of the CPU alone is reported, not failed, on a page that runs on the default
     device, and checked on a page that pins the CPU."""
     startup = tmp_path / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True)
-    shutil.copy(ROOT / "tools" / "stand_in_gpu.py", startup / "00-stand-in-gpu.py")
+    shutil.copy(ROOT / "tools" / "stand_in_device.py", startup / "00-stand-in-gpu.py")
     fact = 'from chapter2.claims import verify\nverify("cpu-async-dispatch-default")'
     pin = 'import jax\njax.config.update("jax_default_device", jax.devices("cpu")[0])'
     docs = make_book(tmp_path, {"anywhere": [fact], "about-the-cpu": [pin, fact]})

@@ -286,3 +286,28 @@ def test_a_cause_shows_what_jax_gave_as_it_is_in_the_file_and_on_the_page():
         "the book expects ['kCustom'], this JAX gave ['k`Loop']. 0 failing cells, 0 changed "
         "outputs."
     )
+
+
+def test_a_report_names_its_commit_and_what_it_did_not_check():
+    """A report cannot lag the book unseen: it keeps the book's commit and the claims it
+    checked, and its summary names the claims the book states now that it did not check."""
+    report = drift.build_report({**REPORT, "commit": "abc1234"}, [])
+    assert report["commit"] == "abc1234"
+    assert report["claim_ids"] == ["cpu-bug", "fine", "gone", "merged", "no-ynn"]
+    now = {"fine", "merged", "gone", "cpu-bug", "no-ynn", "added-since"}
+    said = drift.summary(report, len(now), now)
+    assert "from the book at commit abc1234, 5 claims checked (the book now states 6)" in said
+    assert "it did not check added-since" in said
+    assert "did not check" not in drift.summary(report, 5, now - {"added-since"})
+    older = {k: v for k, v in report.items() if k not in ("commit", "claim_ids")}
+    assert "from a book whose commit it does not record" in drift.summary(older, 6, now)
+
+
+def test_the_matrix_keeps_the_machine_a_release_ran_on_and_never_fills_one_in():
+    older = claims_report(verdict("fine", "holds"), jax="0.9.2")
+    newer = {
+        **claims_report(verdict("fine", "holds"), jax="0.10.2"),
+        "machine": {"cpu": "X", "cores": 2},
+    }
+    releases = matrix.build_matrix([older, newer])["releases"]
+    assert [r.get("machine") for r in releases] == [None, {"cpu": "X", "cores": 2}]

@@ -67,12 +67,21 @@ def test_shares_buffer():
 @pytest.mark.parametrize(
     ("cache_mib", "side", "said"),
     [
-        (32, 5000, "So the sums run again at 5,000 × 5,000, 100 MB, twice the cache or more."),
-        (480, None, "This machine reports a last-level cache of 480 MiB, too large"),
-        (None, None, "This machine reports a last-level cache of an unknown size"),
+        (
+            16,
+            3000,
+            "So the sums run again at 3,000 × 3,000, 36 MB, twice the caches' edge or more.",
+        ),
+        (
+            64,
+            6000,
+            "So the sums run again at 6,000 × 6,000, 144 MB, twice the caches' edge or more.",
+        ),
+        (480, None, "The stream measured caches up to 480 MiB here, too large"),
+        (None, None, "The stream measured no cache faster than memory here"),
     ],
 )
-def test_a_page_times_past_the_cache_only_where_the_cache_can_be_left(cache_mib, side, said):
+def test_a_page_times_past_the_caches_only_where_they_can_be_left(cache_mib, side, said):
     from chapter2.layout import past_cache_words, side_past_cache
 
     cache = cache_mib and cache_mib * 2**20

@@ -18,11 +18,17 @@ def page_of(folder, setup: str):
     return page
 
 
-@pytest.mark.parametrize("setup", [PIN_CPU, ""], ids=["pins the CPU", "the default device"])
-def test_a_page_runs_to_the_end_as_a_script_with_a_gpu_as_default_device(setup, tmp_path):
-    """Pinned, both claims are judged on the CPU; not pinned, on the stand-in GPU, where the
-    CPU's fact cannot be checked."""
-    assert problems_of(page_of(tmp_path, setup), tmp_path) == []
+@pytest.mark.parametrize(
+    ("setup", "platform"),
+    [(PIN_CPU, "gpu"), ("", "gpu"), (PIN_CPU, "tpu")],
+    ids=["pins the CPU", "the default device", "pins the CPU, a TPU machine"],
+)
+def test_a_page_runs_to_the_end_as_a_script_with_an_accelerator_as_default(
+    setup, platform, tmp_path
+):
+    """Pinned, both claims are judged on the CPU; not pinned, on the stand-in device, where
+    the CPU's fact cannot be checked."""
+    assert problems_of(page_of(tmp_path, setup), tmp_path, platform) == []
 
 
 def test_a_page_that_pins_the_cpu_its_own_way_is_named(tmp_path):

@@ -27,16 +27,16 @@ def test_persistent_cache_misses_then_hits_in_a_second_process(tmp_path):
     assert second["compile_seconds"] > 0
 
 
-def test_roofs_are_measured_on_the_cpu_with_a_stream_past_the_reported_cache():
+def test_roofs_are_measured_on_the_cpu_by_a_stream_over_working_sets():
     from chapter2.environment import last_level_cache
-    from chapter2.roofline import CACHE_STREAM_MAX, STREAM_MAX, Roofs
+    from chapter2.roofline import SWEEP, Roofs, levels_of
 
     roofs = Roofs.from_json(run_probe("roofs", env={"JAX_PLATFORMS": "cpu"}))
-    cache = last_level_cache()
-    assert roofs.cache_bytes == cache
-    assert roofs.stream_bytes == 2 * min(max(2 * (cache or 0), 64 * 2**20), STREAM_MAX)
-    assert roofs.past_cache == (cache is None or 2 * cache <= 2 * STREAM_MAX)
+    assert [size for size, _ in roofs.sweep] == list(SWEEP)
+    assert (roofs.bandwidth, roofs.caches) == levels_of(list(roofs.sweep))
+    assert roofs.reported_cache == last_level_cache()  # printed beside, never placed under
     assert 1e9 < roofs.peak < 1e14  # between a GFLOP/s and a hundred TFLOP/s
     assert 1e8 < roofs.bandwidth < 1e13
-    assert roofs.cache_stream_bytes == 8 * (min((cache or 0) // 2, CACHE_STREAM_MAX) // 8)
-    assert (roofs.cache_bandwidth is None) == (not cache)
+    rate, fresh = roofs.fresh_output
+    assert 1e8 < rate < 1e13
+    assert fresh >= 0

@@ -2,18 +2,24 @@
 counts that stand in for a cost analysis the book does not have."""
 
 import json
+import statistics
 
 import jax
 import pytest
 
 from chapter2.cases import distances as dist
 from chapter2.roofline import (
+    CACHED as CACHED_FACTOR,
+)
+from chapter2.roofline import (
     FAR_UNDER,
     NEAR_RIDGE,
     ROOFS_VARIABLE,
     Bound,
+    Level,
     Placement,
     Roofs,
+    levels_of,
     machine_roofs,
     percent,
     place,
@@ -134,51 +140,66 @@ def test_rates_read_with_three_digits_and_a_prefix():
     assert rate_text(825e6, "FLOP") == "825 MFLOP/s"
 
 
-CACHED = Roofs(100e9, 25e9, cache_bytes=32 * 2**20, cache_bandwidth=50e9, cache_stream_bytes=2**24)
+MIB = 2**20
+# A sweep like a 2-core EPYC's: caches up to 16 MiB, then main memory.
+SWEEP_HERE = ((MIB, 80e9), (16 * MIB, 50e9), (32 * MIB, 26e9), (64 * MIB, 25e9), (128 * MIB, 24e9))
+CACHED = Roofs(100e9, 25e9, (Level("the caches", 60e9, 16 * MIB),), SWEEP_HERE)
 
 
 @pytest.mark.parametrize(
-    ("nbytes", "bandwidth", "bound"),
+    ("footprint", "bandwidth", "bound"),
     [
-        (2**24, 50e9, Bound.CACHE),  # as many bytes as the in-cache stream's arrays
-        (2**24 + 1, 25e9, Bound.MEMORY),
+        (MIB // 2, 80e9, Bound.CACHE),  # the rate of the smallest working set that holds it
+        (16 * MIB, 50e9, Bound.CACHE),  # the cache's edge, as measured
+        (16 * MIB + 1, 25e9, Bound.MEMORY),
     ],
 )
-def test_a_program_whose_bytes_fit_the_cache_is_placed_under_the_cache_roof(
-    nbytes, bandwidth, bound
-):
-    program = Placement(flops=0.1 * nbytes, bytes=nbytes, seconds=1e-3, roofs=CACHED)
+def test_a_program_is_placed_under_the_level_its_arrays_fit_in(footprint, bandwidth, bound):
+    seconds = 2 * footprint / bandwidth  # half of what the roofs allow
+    program = Placement(0.1 * footprint, footprint, seconds, CACHED)
     # its arrays, not its traffic, must fit
-    many_passes = Placement(0.1 * nbytes, 10 * nbytes, 1e-3, CACHED, footprint=nbytes)
+    many_passes = Placement(0.1 * footprint, 10 * footprint, seconds, CACHED, footprint=footprint)
     assert many_passes.in_cache == (bound is Bound.CACHE)
     assert program.bandwidth == bandwidth
     assert program.ridge == pytest.approx(100e9 / bandwidth)
-    assert program.allowed == pytest.approx(nbytes / bandwidth)
+    assert program.allowed == pytest.approx(footprint / bandwidth)
     assert program.bound is bound
 
 
-def test_the_cache_roof_is_never_below_memory_and_absent_without_a_cache_stream():
-    slow = Roofs(100e9, 25e9, cache_bandwidth=20e9, cache_stream_bytes=2**24)
+def test_a_cache_roof_is_never_below_memory_and_absent_without_a_sweep():
+    slow = Roofs(100e9, 25e9, (Level("the caches", 20e9, 16 * MIB),), ((16 * MIB, 20e9),))
     assert Placement(1e6, 1e6, 1.0, slow).bandwidth == 25e9
-    assert not Roofs(100e9, 25e9, cache_stream_bytes=2**24).fits_cache(1e6)
+    assert not Roofs(100e9, 25e9).fits_cache(1e6)
     assert CACHED.fits_cache(1e6)
-    # a program of 2 flops per byte in the cache sits on the cache's ridge, half memory's
-    assert Placement(2e6, 1e6, 1.0, CACHED).bound is Bound.FAR_UNDER
-    assert Placement(2e6, 1e6, 2e6 / 100e9, CACHED).bound is Bound.RIDGE
+    assert CACHED.level_for(1e9) == Level("main memory", 25e9)
 
 
-def test_the_stream_is_past_the_cache_only_at_twice_its_size():
-    mib = 2**20
-    assert Roofs(1, 1, stream_bytes=128 * mib, cache_bytes=32 * mib).past_cache
-    assert not Roofs(1, 1, stream_bytes=1024 * mib, cache_bytes=480 * mib * 2).past_cache
-    assert Roofs(1, 1, stream_bytes=1024 * mib, cache_bytes=None).past_cache
+@pytest.mark.parametrize(
+    ("rates", "memory", "edge"),
+    [  # GB/s over 1, 2, ... MiB working sets; memory is the median of the three largest
+        ([150, 140, 135, 130, 100, 58, 45, 40, 38, 41], 40e9, 16 * MIB),  # EPYC-like
+        ([60, 45, 43, 42, 42, 41, 42, 25, 20, 19], 20e9, 64 * MIB),  # a VM keeping 64 MiB
+        ([40, 39, 41, 40, 38, 39, 40, 41, 39, 40], 40e9, None),  # no cache faster than memory
+        ([150, 140, 50, 130, 40, 41, 40, 39, 40, 41], 40e9, 2 * MIB),  # the first drop ends it
+    ],
+)
+def test_the_levels_come_from_the_stream_over_working_sets(rates, memory, edge):
+    sweep = [(MIB * 2**i, r * 1e9) for i, r in enumerate(rates)]
+    found_memory, caches = levels_of(sweep)
+    assert found_memory == pytest.approx(memory)
+    assert (caches[0].extent if caches else None) == edge
+    if caches:  # every working set in the cache ran CACHED times as fast as memory, or more
+        inside = [r for size, r in sweep if size <= edge]
+        assert min(inside) >= CACHED_FACTOR * memory
+        assert caches[0].bandwidth == pytest.approx(statistics.median(inside))
 
 
 def test_pages_read_the_roofs_the_build_measured(tmp_path, monkeypatch):
     shared = tmp_path / "roofs.json"
-    shared.write_text(Roofs(1.5e11, 3e10, 2**27, 2**25, 2, 6e10, 2**24).as_json())
+    roofs = Roofs(1.5e11, 3e10, CACHED.caches, SWEEP_HERE, 2, 32 * MIB, (6e9, 128 * MIB))
+    shared.write_text(roofs.as_json())
     monkeypatch.setenv(ROOFS_VARIABLE, str(shared))
-    assert machine_roofs() == Roofs(1.5e11, 3e10, 2**27, 2**25, 2, 6e10, 2**24)
+    assert machine_roofs() == roofs
     assert json.loads(machine_roofs().as_json())["peak"] == 1.5e11
 
 
@@ -205,17 +226,17 @@ def test_the_hand_counts_are_the_cpu_cost_analysis_of_each_version(d):
 
 
 @pytest.mark.parametrize(
-    ("cache_mib", "said"),
+    ("edge_mib", "said"),
     [
-        (32, "a longer call pays little for its neighbour"),
+        (16, "a longer call pays little for its neighbour"),
         (480, "here a call just over that still pays for its neighbour's misses"),
     ],
 )
-def test_the_settle_rule_says_what_it_costs_for_the_cache_this_machine_has(cache_mib, said):
-    note = refill_note(cache_mib * 2**20, 30e9)
-    assert note.startswith(f"refilling this machine's {cache_mib} MiB last-level cache")
+def test_the_settle_rule_says_what_it_costs_for_the_cache_measured(edge_mib, said):
+    note = refill_note(edge_mib * 2**20, 30e9)
+    assert note.startswith(f"refilling the {edge_mib} MiB of cache the stream measured here")
     assert note.endswith(said)
 
 
-def test_without_a_cache_size_the_settle_rule_estimates_nothing():
-    assert "not estimated" in refill_note(None, 30e9)
+def test_without_a_measured_cache_the_settle_rule_refills_nothing():
+    assert "no cache faster than memory" in refill_note(None, 30e9)

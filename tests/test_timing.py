@@ -212,3 +212,25 @@ def test_calls_that_stay_close_run_every_round_within_the_budget(monkeypatch):
     assert [r.n for r in timed.values()] == [40, 40]
     timed = bench_together({"a": call("a", 0.04), "b": call("b", 0.04)}, n=40, budget=1.5)
     assert timed["a"].n == timing.FIRST_LOOK + timing.LOOK_EVERY  # 1.12 s at 7 rounds, 2.08 at 13
+
+
+def test_a_disturbed_cheap_call_runs_untimed_until_it_is_back_to_its_fastest(monkeypatch):
+    """After its neighbour, the cheap call's first untimed run pays the penalty, the second
+    is back to its fastest: two untimed runs, then the timed one, every round."""
+    log = []
+    call = fake_clock(monkeypatch)
+    cheap, costly = call("cheap", 0.001, 0.1, log=log), call("costly", 0.060, log=log)
+    bench_together({"cheap": cheap, "costly": costly}, n=3)
+    assert log[-12:] == ["cheap", "cheap", "cheap", "costly"] * 3
+
+
+def test_a_call_that_never_settles_runs_untimed_at_most_settle_max_times(monkeypatch):
+    log, clock = [], [0.0]
+    monkeypatch.setattr(timing, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+
+    def slower_each_time():  # 20 ms for the warm-up's three calls, then slower each time
+        clock[0] += 0.02 + 0.01 * max(0, len(log) - 2)
+        log.append("slower")
+
+    bench_together({"slower": (slower_each_time, ())}, n=1)
+    assert len(log) == WARM_UP[0] + timing.SETTLE_MAX + 1

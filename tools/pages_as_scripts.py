@@ -3,7 +3,7 @@
     python tools/pages_as_scripts.py [PAGE ...]     # `nox -s scripts`: every page by default
 
 Each page runs on the CPU named explicitly (JAX_PLATFORMS=cpu), as it would on a machine
-whose default device is a GPU: tools/stand_in_gpu.py puts a stand-in GPU first in
+whose default device is a GPU: tools/stand_in_device.py puts a stand-in GPU first in
 `jax.devices()`, the device the claims take for the machine's default. It cannot show what a
 GPU computes (data/backends/ holds a real run); it shows that the book is written for one: a
 page about the CPU pins the CPU in its setup cell and its verdicts are the CPU's, every other
@@ -22,7 +22,7 @@ from record_backend import ROOT, notebook_pages, page_script, run_script
 
 from chapter2.claims import claims
 
-STAND_IN_GPU = ROOT / "tools" / "stand_in_gpu.py"
+STAND_IN = ROOT / "tools" / "stand_in_device.py"
 # The last line of the setup cell of a page about the CPU (CONTRIBUTING.md, "Writing a page").
 PIN_CPU = 'jax.config.update("jax_default_device", jax.devices("cpu")[0])'
 
@@ -42,13 +42,15 @@ atexit.register(lambda: open({out!r}, "w").write(json.dumps(_seen)))
 """
 
 
-def problems_of(page: Path, folder: Path) -> list[str]:
-    """What went wrong when `page` ran as a script with the stand-in GPU: nothing, if all held."""
+def problems_of(page: Path, folder: Path, platform: str = "gpu") -> list[str]:
+    """What went wrong when `page` ran as a script with a stand-in device of `platform` first:
+    nothing, if all held."""
     seen = folder / f"{page.stem}.verdicts.json"
-    prelude = STAND_IN_GPU.read_text() + RECORD_VERDICTS.format(out=str(seen))
+    prelude = STAND_IN.read_text() + RECORD_VERDICTS.format(out=str(seen))
     script = folder / f"{page.stem}.py"
     script.write_text(page_script(page, prelude))
-    status, output, _ = run_script(script, page.parent, {**os.environ, "JAX_PLATFORMS": "cpu"})
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "STAND_IN_PLATFORM": platform}
+    status, output, _ = run_script(script, page.parent, env)
     if status != 0:
         return [f"{page.name} stopped ({status}):\n{output[-2000:]}"]
     text = page.read_text()
@@ -57,9 +59,9 @@ def problems_of(page: Path, folder: Path) -> list[str]:
     found = []
     if bool(verdicts) != bool(claims_verified(ROOT / "src", text)):
         found.append(f"{page.name}: its checks ran {len(verdicts)} times")
-    for claim_id, platform, status in verdicts:
-        if platform != ("cpu" if about_the_cpu else "gpu"):
-            found.append(f"{page.name}: {claim_id} was judged on the {platform}")
+    for claim_id, judged_on, status in verdicts:
+        if judged_on != ("cpu" if about_the_cpu else platform):
+            found.append(f"{page.name}: {claim_id} was judged on the {judged_on}")
         only_on = claims()[claim_id].only_on
         of_the_cpu_elsewhere = not about_the_cpu and only_on and only_on[0] == "cpu"
         if (status == "cannot check") != bool(of_the_cpu_elsewhere):

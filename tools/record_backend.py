@@ -3,6 +3,7 @@
     python tools/record_backend.py prepare WORK         # here, in the docs environment
     python WORK/record_backend.py run OUT [--part ...]  # there: JAX, SciPy, Matplotlib, optax
     python tools/record_backend.py unpack OUT/record.tar.gz data/backends/NAME   # here again
+    python tools/record_backend.py report data/backends/NAME   # where it differs from the book
 
 `prepare` writes WORK: the package's source, each page's code cells, the records the pages
 read (`data/`), stand-ins for myst_nb and IPython, and this file. `run` records there, part
@@ -15,7 +16,8 @@ by part (`--part`), into a folder that it archives as OUT/record.tar.gz after ea
 - `numbers`: what the chapter's sections measure on the device (`chapter2.accelerator`);
 - `training`: the training page's model on the device (`chapter2.training_numbers`).
 `unpack` adds an archive's files to a run's folder, so that parts recorded in separate calls
-make one run.
+make one run, and `report` (which `unpack` runs too) says claim by claim where that machine
+differs from the book, and why: the device, the release, or a fact of the CPU.
 """
 
 import argparse
@@ -454,6 +456,26 @@ def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
     return new
 
 
+def differences(folder: Path) -> list[str]:
+    """Claim by claim, where the run in `folder` differs from what the book says: each claim
+    that reads otherwise there, or holds only by its device's own expectation, with the cause
+    (the device, the release, a fact of the CPU) and the reason."""
+    from chapter2.claims import claims  # noqa: PLC0415 - here, where the book is installed
+    from chapter2.claims.backends import cause_there  # noqa: PLC0415
+    from chapter2.claims.registry import Kind  # noqa: PLC0415
+    from chapter2.runs import read_run  # noqa: PLC0415
+
+    run, found = read_run(folder), []
+    for claim in claims().values():
+        book = "as specified" if claim.kind is Kind.OBSERVED else "holds"
+        there = cause_there(claim, run, book)
+        if there.cause:
+            found.append(f"{there.status:>12}  {claim.id} ({there.cause}): {there.reason}")
+        elif there.status is None:
+            found.append(f"{'not judged':>12}  {claim.id}: {there.evidence}")
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     steps = parser.add_subparsers(dest="step", required=True)
@@ -477,6 +499,8 @@ def main(argv: list[str] | None = None) -> int:
     back.add_argument("archive", type=Path)
     back.add_argument("folder", type=Path)
     back.add_argument("--again", nargs="+", choices=list(PART_FILES), help="parts recorded anew")
+    said = steps.add_parser("report", help="where a recorded run differs from the book")
+    said.add_argument("folder", type=Path)
     args = parser.parse_args(argv)
     if args.step == "prepare":
         prepare(args.work, args.pages)
@@ -498,8 +522,10 @@ def main(argv: list[str] | None = None) -> int:
     elif args.step == "page":
         cells = json.loads(args.cells.read_text())["cells"]
         args.failed.write_text(json.dumps(run_cells(args.cells.stem, cells)) + "\n")
-    else:
+    elif args.step == "unpack":
         print(json.dumps(unpack(args.archive, args.folder, args.again), indent=2))
+    if args.step in ("unpack", "report"):
+        print("\n".join(differences(args.folder)))
     return 0
 
 

@@ -133,11 +133,27 @@ def roofs(quick: bool) -> dict:
     }
 
 
+def fastest_products(record: dict) -> dict[str, dict]:
+    """The fastest run of every recorded product, by dtype and precision (named as the roofs'
+    products are: "bfloat16", "float32", "float32 high", ...), over every size the record
+    holds (the roofs' and the layouts'): {name: {"rate", "n"}}."""
+    found: dict[str, dict] = {}
+    every = [*record["roofs"]["products"].values(), *record["layouts"]["products"].values()]
+    for product in every:
+        name = product["dtype"] + (
+            "" if product["precision"] == "default" else f" {product['precision']}"
+        )
+        rate = max(product["rates"])
+        if rate > found.get(name, {}).get("rate", 0):
+            found[name] = {"rate": rate, "n": product["n"]}
+    return found
+
+
 def device_roofs(record: dict, product: str = "float32") -> Roofs:
-    """The device's roofs from its record: the fastest run of the products named `product`,
-    and the fastest stream over the largest arrays (HBM's bandwidth)."""
-    level = record["levels"][0]
-    return Roofs(max(record["products"][product]["rates"]), level["bandwidth"])
+    """The device's roofs from its record: the fastest run of the products named `product`
+    at any size recorded, and the fastest stream over the largest arrays (HBM's bandwidth)."""
+    level = record["roofs"]["levels"][0]
+    return Roofs(fastest_products(record)[product]["rate"], level["bandwidth"])
 
 
 def layouts(quick: bool) -> dict:
@@ -381,7 +397,9 @@ def distances(quick: bool, roofs_record: dict | None) -> dict:
 
     sizes = [(100, 150, 64), (100, 150, 3)] if quick else [(1000, 1500, 64), (1000, 1500, 3)]
     sizes += [] if quick else [(4000, 6000, 64)]
-    roofs_there = device_roofs(roofs_record) if roofs_record else None
+    roofs_there = (
+        device_roofs({"roofs": roofs_record, "layouts": {"products": {}}}) if roofs_record else None
+    )
     found = {}
     for n, m, d in sizes:
         kx, ky = jax.random.split(jax.random.key(0))
@@ -446,8 +464,8 @@ def distances(quick: bool, roofs_record: dict | None) -> dict:
 
 def rotating(f: Callable, args: tuple, copies: int = 4) -> Callable:
     """A zero-argument call of `f` on `copies` copies of `args` in turn, each copy its own
-    buffers: no run reads what the run before it read, which the device might still hold
-    (XLA's TPU compiler prefetches a program's arguments, and may keep them across runs)."""
+    buffers: no run of `f` reads what its run before read, which the device might still
+    hold (XLA's TPU compiler prefetches a program's arguments)."""
     sets = [tuple(jnp.array(a, copy=True) for a in args) for _ in range(copies)]
     turn = iter(range(10**9))
     return lambda: f(*sets[next(turn) % copies])

@@ -65,6 +65,40 @@ def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Fig
     )
 
 
+def stream_sweep_figure(roofs) -> Figure:
+    """The stream's bandwidth against its working set (`chapter2.roofline.Roofs.sweep`), on
+    log axes, with the extent of each cache the sweep found (dotted) and the last-level cache
+    the CPU reports (dashed). The alt text gives every point."""
+    from chapter2.roofline import rate_text, size_text  # noqa: PLC0415
+
+    sizes = [size / 2**20 for size, _ in roofs.sweep]
+    rates = [rate / 1e9 for _, rate in roofs.sweep]
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    ax.plot(sizes, rates, "o-", color="tab:blue", label="the stream, donated")
+    for cache in roofs.caches:
+        ax.axvline(cache.extent / 2**20, ls=":", color="black", label=f"{cache.name}' edge")
+    if roofs.reported_cache:
+        ax.axvline(roofs.reported_cache / 2**20, ls="--", color="tab:gray", label="reported cache")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("working set (MiB, log scale)")
+    ax.set_ylabel("bandwidth (GB/s, log scale)")
+    ax.grid(which="both", alpha=0.25)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    edges = "".join(f" {c.name.capitalize()} end at {size_text(c.extent)}." for c in roofs.caches)
+    reported = (
+        f" The CPU reports a {size_text(roofs.reported_cache)} last-level cache."
+        if roofs.reported_cache
+        else ""
+    )
+    points = "; ".join(f"{size_text(size)}: {rate_text(rate, 'B')}" for size, rate in roofs.sweep)
+    return Figure.of(
+        fig,
+        alt=f"Log-log plot of the stream's bandwidth by working set: {points}.{edges}{reported}",
+    )
+
+
 def roofline_figure(
     series: dict[str, dict], roof_names: dict | None = None, overhead: frozenset = frozenset()
 ) -> Figure:
@@ -85,10 +119,10 @@ def roofline_figure(
     for roofs, style in zip(every_roofs, ["-", "--"], strict=False):
         roof = [min(roofs.peak, i * roofs.bandwidth) / 1e9 for i in grid]
         ax.plot(grid, roof, style, color="black", lw=1.2, label=names[roofs])
-        if roofs.cache_bandwidth:
-            in_cache = [min(roofs.peak, i * roofs.cache_roof) / 1e9 for i in grid]
+        for cache in roofs.caches:
+            in_cache = [min(roofs.peak, i * cache.bandwidth) / 1e9 for i in grid]
             ax.plot(
-                grid, in_cache, ":", color="black", lw=1.2, label=f"{names[roofs]}, in the cache"
+                grid, in_cache, ":", color="black", lw=1.2, label=f"{names[roofs]}, {cache.name}"
             )
     programs = list(dict.fromkeys(name for points in series.values() for name in points))
     colours = dict(zip(programs, plt.get_cmap("tab10").colors, strict=False))

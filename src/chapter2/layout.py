@@ -81,29 +81,32 @@ def fault_in_seconds(nbytes: int) -> float:
     return first - second
 
 
-def side_past_cache(cache_bytes: int | None, limit: int = 512 * 2**20) -> int | None:
+def side_past_cache(edge: int | None, limit: int = 512 * 2**20) -> int | None:
     """The side, a multiple of 1000, of the smallest square float32 matrix at least twice the
-    last-level cache, so that a pass over it streams from memory; None when that matrix
-    would pass `limit` bytes (or the cache size is unknown): the cache cannot be left."""
-    if not cache_bytes:
+    caches' edge as the stream measured it (`chapter2.roofline`), so that a pass over it
+    streams from memory; None when that matrix would pass `limit` bytes, or where the stream
+    found no cache: the caches cannot be left, or a small matrix already does."""
+    if not edge:
         return None
-    side = 1000 * math.ceil(math.sqrt(2 * cache_bytes / 4) / 1000)
+    side = 1000 * math.ceil(math.sqrt(2 * edge / 4) / 1000)
     return side if 4 * side * side <= limit else None
 
 
-def past_cache_words(cache_bytes: int | None, side: int | None) -> str:
-    """How a page says where it times a matrix past the cache (`side_past_cache`), or that it
-    cannot."""
+def past_cache_words(edge: int | None, side: int | None) -> str:
+    """How a page says where it times a matrix past the caches (`side_past_cache`), or why it
+    does not."""
     if side is None:
-        reported = f"{cache_bytes / 2**20:g} MiB" if cache_bytes else "an unknown size"
         return (
-            f"This machine reports a last-level cache of {reported}, too large (or too "
-            "uncertain) for a matrix this page times to leave it: the sums are not timed past it."
+            f"The stream measured caches up to {edge / 2**20:g} MiB here, too large for a "
+            "matrix this page times to leave them: the sums are not timed past them."
+            if edge
+            else "The stream measured no cache faster than memory here: the sums above "
+            "already stream from memory."
         )
     return (
         f"So the sums run again at {side:,} × {side:,}, {4 * side * side / 1e6:.0f} MB, twice "
-        "the cache or more. The copies do not: each would write a fresh array that large. With "
-        "glibc's malloc, its page faults, not its order, would set the time"
+        "the caches' edge or more. The copies do not: each would write a fresh array that "
+        "large. With glibc's malloc, its page faults, not its order, would set the time"
     )
 
 

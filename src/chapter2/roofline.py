@@ -4,28 +4,35 @@ A program that does F flops and moves B bytes can finish no sooner than F at the
 peak rate, nor sooner than B at its memory bandwidth: the larger of the two times is what the
 roofs allow. Its arithmetic intensity F / B, set against the ridge (peak / bandwidth), says
 which roof binds; its measured time, set against what the roofs allow, says how close it
-came. Both roofs are measured here, in float32, on the cores XLA uses. A program whose arrays
-fit where the cache's bandwidth was measured (the same stream, over half the last-level
-cache) is placed under that bandwidth instead of main memory's. F and B come from XLA's cost
-analysis, an estimate read from the optimized HLO, or from a count by hand.
+came. Both roofs are measured here, in float32, on the cores XLA uses: the bandwidth as a
+stream over working sets from 32 KiB to 512 MiB, which finds the levels of memory a program
+meets and how far each reaches. A program is placed under the level its arrays fit in
+(`memory_analysis`), judged from those measured extents, never from the cache the CPU
+reports. F and B come from XLA's cost analysis, an estimate read from the optimized HLO, or
+from a count by hand.
 """
 
 import json
 import math
 import os
+import statistics
 import time
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
 
 PRODUCT_N = 768  # the n x n float32 product whose fastest run is the peak
-ROUNDS = 30  # rounds of one product and one stream each: their fastest runs are the roofs
-# Bytes of each of the stream's two arrays: twice the last-level cache where that fits
-# between these bounds, so the stream's traffic comes from memory, not the cache.
-STREAM_MIN, STREAM_MAX = 64 * 2**20, 512 * 2**20
-# Bytes of the in-cache stream's two arrays together: half the last-level cache, at most this
-# (smaller streams' times are mostly the call's own cost, not the traffic).
-CACHE_STREAM_MAX = 16 * 2**20
+ROUNDS = 30  # runs of the product: the fastest is the peak
+# The stream's working sets, x and y together: 32 KiB to 512 MiB, doubling, past the largest
+# arrays a page times (2.8's 384 MB intermediate). Each size runs the stream in a loop inside
+# one call, so that a small working set is timed at its level, not at the cost of a call.
+SWEEP = tuple(2**k for k in range(15, 30))
+SWEEP_BYTES = 64 * 2**20  # at least this much traffic a call, looped over the working set
+SWEEP_RUNS = 3  # timed calls a size, after one untimed: the fastest is its rate
+# A working set is in a cache where the stream runs this much faster than over the largest
+# sizes (main memory): a margin past the noise of a shared machine, so that a level's extent
+# does not move with a neighbour's load.
+CACHED = 1.5
 # A build measures the roofs once and names their file here, so that every page places its
 # programs under the same roofs; without it `machine_roofs` measures them.
 ROOFS_VARIABLE = "CHAPTER2_ROOFS"
@@ -59,56 +66,88 @@ def percent(share: float) -> str:
     return f"{math.floor(value / step + 1e-9) * step:.{max(0, -round(math.log10(step)))}f}%"
 
 
+def size_text(nbytes: float) -> str:
+    """A size in binary units: 32 KiB, 16 MiB, 1 GiB."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:.0f} B"
+
+
+@dataclass(frozen=True)
+class Level:
+    """A level of the memory hierarchy as a program meets it: the stream's bandwidth there,
+    and the largest working set measured at that level (None: the last, past every cache)."""
+
+    name: str
+    bandwidth: float  # bytes/s
+    extent: int | None = None
+
+
 @dataclass(frozen=True)
 class Roofs:
-    """A machine's peak rate and memory bandwidth: measured here (`measure_roofs`, which
-    also says how), or a vendor's figures."""
+    """A machine's peak rate and the bandwidth of each level of its memory: measured here
+    (`measure_roofs`, which also says how), or a vendor's figures (memory alone)."""
 
     peak: float  # flop/s: the fastest run of a PRODUCT_N x PRODUCT_N product under jit
-    bandwidth: float  # bytes/s: the fastest run of the stream (2 x + y into x's buffer)
-    stream_bytes: int = 0  # bytes of the stream's two arrays together
-    cache_bytes: int | None = None  # the last-level cache the machine reports (None: unknown)
+    bandwidth: float  # bytes/s: the stream over the largest working sets (main memory, HBM)
+    caches: tuple[Level, ...] = ()  # the nearer levels the sweep found, nearest first
+    sweep: tuple[tuple[int, float], ...] = ()  # the stream's rate at each working set's size
     cores: int = 0  # the cores XLA used
-    cache_bandwidth: float | None = None  # bytes/s: the same stream over arrays in the cache
-    cache_stream_bytes: int = 0  # bytes of the in-cache stream's two arrays together
+    reported_cache: int | None = None  # the last-level cache the CPU reports, not measured
+    fresh_output: tuple[float, float] | None = None  # the stream into a new array each call,
+    # over a working set past the caches: (bytes/s, bytes of fresh pages a call)
+
+    def __post_init__(self):  # JSON gives lists: keep the record hashable
+        object.__setattr__(self, "caches", tuple(Level(**c) if isinstance(c, dict) else c
+                                                 for c in self.caches))  # fmt: skip
+        object.__setattr__(self, "sweep", tuple(map(tuple, self.sweep)))
+        if self.fresh_output is not None:
+            object.__setattr__(self, "fresh_output", tuple(self.fresh_output))
+
+    @property
+    def memory(self) -> Level:
+        """The last level: main memory, past every cache."""
+        return Level("main memory", self.bandwidth)
+
+    @property
+    def levels(self) -> tuple[Level, ...]:
+        return (*self.caches, self.memory)
 
     @property
     def ridge(self) -> float:
         """The intensity, in flops per byte, at which the peak meets the memory roof."""
         return self.peak / self.bandwidth
 
+    def level_for(self, footprint: float) -> Level:
+        """The nearest level whose measured extent holds arrays of `footprint` bytes."""
+        return next(
+            (c for c in self.caches if c.extent is not None and footprint <= c.extent),
+            self.memory,
+        )
+
     def fits_cache(self, footprint: float) -> bool:
-        """Whether a program whose arrays take `footprint` bytes fits where the in-cache stream
-        was measured, so that the cache, not main memory, can serve its traffic."""
-        return self.cache_bandwidth is not None and footprint <= self.cache_stream_bytes
+        """Whether arrays of `footprint` bytes fit in a cache, as the sweep measured them."""
+        return any(c.extent is not None and footprint <= c.extent for c in self.caches)
 
     def bandwidth_for(self, footprint: float) -> float:
-        """The bandwidth roof of work whose arrays take `footprint` bytes: the cache's if they
-        fit there, else memory's."""
-        return self.cache_roof if self.fits_cache(footprint) else self.bandwidth
-
-    @property
-    def cache_roof(self) -> float:
-        """The bandwidth roof of a program that fits in the cache: the cache's, never below
-        memory's (the cache serves at least as fast; a slower measure of it is noise)."""
-        return max(self.cache_bandwidth or 0.0, self.bandwidth)
-
-    @property
-    def past_cache(self) -> bool:
-        """Whether the stream's arrays were at least twice the reported last-level cache (or
-        the cache size is unknown): only then is the bandwidth main memory's."""
-        return self.cache_bytes is None or self.stream_bytes >= 2 * self.cache_bytes
+        """The bandwidth roof of work whose arrays take `footprint` bytes: the stream's rate
+        at the smallest working set that holds them, where that is in a cache, else memory's
+        (never below memory's: a slower measure of a cache is noise)."""
+        if not self.fits_cache(footprint):
+            return self.bandwidth
+        level = self.level_for(footprint)
+        rate = next((r for size, r in self.sweep if size >= footprint), level.bandwidth)
+        return max(rate, self.bandwidth)
 
     def __str__(self) -> str:
-        cache = (
-            f"; in the cache, bandwidth {rate_text(self.cache_bandwidth, 'B')}, ridge "
-            f"{self.peak / self.cache_roof:.3g}"
-            if self.cache_bandwidth
-            else ""
+        caches = "".join(
+            f"; {c.name} up to {size_text(c.extent)}, {rate_text(c.bandwidth, 'B')}"
+            for c in self.caches
         )
         return (
             f"peak {rate_text(self.peak, 'FLOP')}, bandwidth {rate_text(self.bandwidth, 'B')}, "
-            f"ridge {self.ridge:.3g} flops per byte{cache}"
+            f"ridge {self.ridge:.3g} flops per byte{caches}"
         )
 
     def as_json(self) -> str:
@@ -119,10 +158,78 @@ class Roofs:
         return cls(**json.loads(text))
 
 
+def levels_of(sweep: list[tuple[int, float]]) -> tuple[float, tuple[Level, ...]]:
+    """Main memory's bandwidth (the median over the three largest working sets) and the
+    cache the stream found: every working set, from the smallest, that ran CACHED times
+    faster than memory, its bandwidth the median of their rates (none if the smallest did
+    not)."""
+    memory = statistics.median(rate for _, rate in sweep[-3:])
+    cached = []
+    for size, rate in sweep:
+        if rate < CACHED * memory:
+            break
+        cached.append((size, rate))
+    if not cached or len(cached) == len(sweep):
+        return memory, ()
+    cache = Level("the caches", statistics.median(r for _, r in cached), cached[-1][0])
+    return memory, (cache,)
+
+
+def stream_rates(sizes=SWEEP, runs: int = SWEEP_RUNS, least: int = SWEEP_BYTES) -> list:
+    """The donated stream `x = 2 * x + y` over each working set of `sizes` bytes (x and y
+    together), looped inside one call until `least` bytes moved: (size, bytes/s) of the
+    fastest of `runs` calls after an untimed one."""
+    import jax  # noqa: PLC0415 - imported when measured
+    import jax.numpy as jnp  # noqa: PLC0415
+
+    found = []
+    for size in sizes:
+        n = size // 8  # float32 elements of each of x and y
+        moved = 3 * 4 * n  # read x and y, write x
+        loops = max(1, least // moved)
+        # Donated, x's buffer takes the result: every call streams over the same two arrays
+        # and writes no fresh memory (whose page faults would be timed too).
+        stream = jax.jit(
+            lambda x, y, loops=loops: jax.lax.fori_loop(0, loops, lambda _, x: 2.0 * x + y, x),
+            donate_argnums=0,
+        )
+        x, y = jnp.ones(n, jnp.float32), jnp.ones(n, jnp.float32)
+        x = jax.block_until_ready(stream(x, y))
+        fastest = math.inf
+        for _ in range(runs):
+            start = time.perf_counter()
+            x = jax.block_until_ready(stream(x, y))
+            fastest = min(fastest, time.perf_counter() - start)
+        found.append((size, moved * loops / fastest))
+        del x, y
+    return found
+
+
+def fresh_output_stream(size: int = SWEEP[-2], runs: int = SWEEP_RUNS) -> tuple[float, float]:
+    """The stream `2 * x + y` into a new array each call, over a working set of `size` bytes:
+    its bytes/s (the fastest of `runs`) and the fresh pages a call touches, in bytes (its
+    minor page faults): what a program pays that neither donates nor reuses its output."""
+    import jax  # noqa: PLC0415
+    import jax.numpy as jnp  # noqa: PLC0415
+
+    from chapter2.layout import call_cost  # noqa: PLC0415
+
+    n = size // 8
+    stream = jax.jit(lambda x, y: 2.0 * x + y)
+    x, y = jnp.ones(n, jnp.float32), jnp.ones(n, jnp.float32)
+    cost = call_cost(lambda: jax.block_until_ready(stream(x, y)), calls=runs)
+    fastest = math.inf
+    for _ in range(runs):
+        start = time.perf_counter()
+        jax.block_until_ready(stream(x, y))
+        fastest = min(fastest, time.perf_counter() - start)
+    return 3 * 4 * n / fastest, cost.fresh_bytes
+
+
 def measure_roofs() -> Roofs:
-    """Measure this machine's roofs, in about a second: the product and the stream run in
-    turns, so that a busy spell of the machine slows both, and the fastest run of each is a
-    roof."""
+    """Measure this machine's roofs, in a few seconds: the product's fastest run, then the
+    stream over working sets from 32 KiB to 512 MiB (the levels of memory it meets), then
+    the same stream into a new array each call."""
     import jax  # noqa: PLC0415 - imported when measured
     import jax.numpy as jnp  # noqa: PLC0415
 
@@ -131,39 +238,23 @@ def measure_roofs() -> Roofs:
     n = PRODUCT_N
     a = jnp.ones((n, n), jnp.float32)
     product = jax.jit(jnp.matmul)
-    cache = last_level_cache()
-    length = min(max(2 * (cache or 0), STREAM_MIN), STREAM_MAX) // 4  # float32 elements
-    cache_length = min((cache or 0) // 2, CACHE_STREAM_MAX) // 8  # of each array
-    # Donated, x's buffer takes the result: every call streams over the same two arrays
-    # and writes no fresh memory (whose page faults would be timed too).
-    stream = jax.jit(lambda x, y: 2.0 * x + y, donate_argnums=0)
-
-    def streaming(n):
-        arrays = {"x": jnp.ones(n, jnp.float32), "y": jnp.ones(n, jnp.float32)}
-
-        def streamed():
-            arrays["x"] = stream(arrays["x"], arrays["y"])
-            return arrays["x"]
-
-        return streamed
-
-    calls = {"product": lambda: product(a, a), "stream": streaming(length)}
-    if cache_length:
-        calls["in-cache stream"] = streaming(cache_length)
-    fastest = dict.fromkeys(calls, math.inf)
-    for call in calls.values():
-        jax.block_until_ready(call())  # compiles
+    jax.block_until_ready(product(a, a))  # compiles
+    fastest = math.inf
     for _ in range(ROUNDS):
-        for name, call in calls.items():
-            if name == "in-cache stream":
-                jax.block_until_ready(call())  # brings its arrays back into the cache
-            start = time.perf_counter()
-            jax.block_until_ready(call())
-            fastest[name] = min(fastest[name], time.perf_counter() - start)
-    peak = 2 * n**3 / fastest["product"]
-    bandwidth = 3 * 4 * length / fastest["stream"]  # read x and y, write x
-    in_cache = 3 * 4 * cache_length / fastest["in-cache stream"] if cache_length else None
-    return Roofs(peak, bandwidth, 2 * 4 * length, cache, xla_cores(), in_cache, 8 * cache_length)
+        start = time.perf_counter()
+        jax.block_until_ready(product(a, a))
+        fastest = min(fastest, time.perf_counter() - start)
+    sweep = stream_rates()
+    memory, caches = levels_of(sweep)
+    return Roofs(
+        2 * n**3 / fastest,
+        memory,
+        caches,
+        tuple(sweep),
+        xla_cores(),
+        last_level_cache(),
+        fresh_output_stream(),
+    )
 
 
 def machine_roofs() -> Roofs:

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chapter2.timing import BenchResult  # imports no JAX
+
 # The files of the first recorded run, which named them in keys of their own or not at all.
 LEGACY_FILES = {
     "host claims": "claims-cpu-same-machine.json",
@@ -48,17 +50,25 @@ class RecordedRun:
         """What the chapter's sections measured there ({} where the run kept none)."""
         return self.read("numbers") if "numbers" in self.files else {}
 
+    def timing(self, key: str):
+        """The timing recorded at `key` ({"median", "runs"}, in seconds) as a BenchResult."""
+        return BenchResult(tuple(self.value(key)["runs"]))
+
     def value(self, key: str):
-        """The value at `key`, a path of names joined by "/": into the numbers, into a
-        claim's observation (`claim-id/name`), or one of the run's own facts (`device`)."""
+        """The value at `key`, a path of names joined by "/" (a number indexes a list): into
+        the numbers, into a claim's observation (`claim-id/name`), or one of the run's own
+        facts (`device`)."""
         observed = {cid: v.get("observed") or {} for cid, v in self.verdicts.items()}
         facts = {"device": self.device, "jax": self.jax, "recorded": self.recorded}
         value = {**self.numbers, **observed, **facts}
         for part in key.split("/"):
-            if not isinstance(value, dict) or part not in value:
+            if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                value = value[int(part)]
+            elif isinstance(value, dict) and part in value:
+                value = value[part]
+            else:
                 msg = f"the run {self.name} holds no {key!r} ({part!r} is missing)"
                 raise KeyError(msg)
-            value = value[part]
         return value
 
 
@@ -78,6 +88,8 @@ def read_run(folder: Path) -> RecordedRun:
             **({"numbers": run["numbers"]} if "numbers" in run else {}),
         }
         files |= {k: v for k, v in LEGACY_FILES.items() if (folder / v).exists()}
+    if (folder / "vendor-figures.json").exists():  # typed from the vendor's page, not recorded
+        files.setdefault("vendor figures", "vendor-figures.json")
     renamed = run.get("renamed", {})
     verdicts, claims_file = _verdicts(folder / files["claims"], renamed)
     host = _verdicts(folder / files["host claims"], renamed)[0] if "host claims" in files else {}

@@ -76,21 +76,26 @@ WARM_UP = (3, 0.05)  # calls of each, and seconds in all, at the least, before t
 # Rounds, at the least, and how many more between two looks at the medians' ranges: looking
 # after every round would stop at the first chance overlap-free moment of two equal calls.
 FIRST_LOOK, LOOK_EVERY = 7, 6
-SETTLE_BELOW = 0.05  # seconds: a call shorter than this runs untimed before each timed run
+SETTLE_BELOW = 0.05  # seconds: a call shorter than this runs untimed before each timed run,
+# again until a run takes no more than SETTLED times its fastest so far, SETTLE_MAX runs at
+# most: after a large neighbour, one untimed run of a 16 MiB stream still ran at a third of
+# its steady rate (a 2-core EPYC, 2026-12-06)
+SETTLED, SETTLE_MAX = 1.1, 4
 # Medians this far apart that the rule cannot tell apart: the sentence says the runs spread
 # too widely, so a reader sees why a large gap is no verdict.
 WIDE = 1.2
 
 
-def refill_note(cache_bytes: int | None, bandwidth: float) -> str:
+def refill_note(edge: int | None, bandwidth: float) -> str:
     """What a call of SETTLE_BELOW pays for the caches a neighbour disturbed, on a machine
-    whose last-level cache holds `cache_bytes` and whose memory streams `bandwidth` bytes/s."""
-    if not cache_bytes:
-        return "this machine reports no cache size, so what that costs is not estimated"
-    refill = cache_bytes / bandwidth
+    whose caches reach `edge` bytes (as the stream measured them) and whose memory streams
+    `bandwidth` bytes/s."""
+    if not edge:
+        return "the stream measured no cache faster than memory here, so there is none to refill"
+    refill = edge / bandwidth
     said = (
-        f"refilling this machine's {cache_bytes / 2**20:g} MiB last-level cache at its "
-        f"measured bandwidth takes about {milliseconds(refill)} ms, "
+        f"refilling the {edge / 2**20:g} MiB of cache the stream measured here, at memory's "
+        f"measured bandwidth, takes about {milliseconds(refill)} ms, "
         f"{refill / SETTLE_BELOW:.0%} of a call of {milliseconds(SETTLE_BELOW)} ms"
     )
     if refill < SETTLE_BELOW / 20:
@@ -107,9 +112,9 @@ def bench_together(
     calls: dict[str, tuple[Callable, tuple]], n: int = 20, budget: float = 2.0
 ) -> dict[str, BenchResult]:
     """Time several calls `name: (f, args)` in turns, each warmed up (WARM_UP) and waited
-    for; a call whose last warm-up call took under SETTLE_BELOW is run once untimed before
-    each timed run. Rounds stop as the book's page Helpers says (FIRST_LOOK, LOOK_EVERY,
-    `budget`, `n`)."""
+    for; a call whose last warm-up call took under SETTLE_BELOW runs untimed before each
+    timed run until it is back to its fastest time (SETTLED, SETTLE_MAX). Rounds stop as
+    the book's page Helpers says (FIRST_LOOK, LOOK_EVERY, `budget`, `n`)."""
     import jax  # imported when first used
 
     def run(f: Callable, args: tuple) -> float:
@@ -117,22 +122,28 @@ def bench_together(
         jax.block_until_ready(f(*args))
         return time.perf_counter() - start
 
+    def settle(f: Callable, args: tuple, fastest: float) -> None:
+        """Untimed runs until one takes no more than SETTLED times `fastest`."""
+        for _ in range(SETTLE_MAX):
+            if run(f, args) <= SETTLED * fastest:
+                return
+
     # Each call WARM_UP[0] times at least, the first compiling; until the machine has been busy
     # WARM_UP[1] seconds in all: once warm, it needs no more for the next call.
-    settled, started = set(), time.perf_counter()
+    settled, started = {}, time.perf_counter()
     for name, (f, args) in calls.items():
         done = 0
         while done < WARM_UP[0] or time.perf_counter() - started < WARM_UP[1]:
             last = run(f, args)  # only the last one, after one of its own, says how long
             done += 1
         if last < SETTLE_BELOW:
-            settled.add(name)
+            settled[name] = last
     times: dict[str, list[float]] = {name: [] for name in calls}
     started = time.perf_counter()
     for rounds in range(1, n + 1):
         for name, (f, args) in calls.items():
-            if name in settled:
-                run(f, args)  # settles what the previous call disturbed
+            if name in settled:  # brings back what the previous call disturbed
+                settle(f, args, min([settled[name], *times[name]]))
             times[name].append(run(f, args))
         if rounds >= FIRST_LOOK and (rounds - FIRST_LOOK) % LOOK_EVERY == 0:
             timed = [BenchResult(tuple(runs)) for runs in times.values()]

@@ -2,7 +2,7 @@
 
 import jax
 
-from breakers.shared import compiler_options_ignored, xla_options
+from breakers.shared import compiler_options_ignored
 
 
 def compiled_programs_miss_the_last_row(mp):
@@ -19,6 +19,5 @@ def compiled_programs_miss_the_last_row(mp):
 BREAKERS = {
     "jit-matches-eager-reported-program": compiled_programs_miss_the_last_row,
     "ynn-fusion-flag-off": compiler_options_ignored,
-    "cpu-ynn-fusion-closure-constant": xla_options(xla_cpu_experimental_ynn_fusion_type=""),
 }
 FORCED = []

@@ -68,7 +68,9 @@ def build_report(
         "jaxlib": claims_report["jaxlib"],
         "python": claims_report["python"],
         "recorded": claims_report["recorded"],
+        "commit": claims_report.get("commit"),  # the book's, so the page says which it checked
         "claims_checked": len(claims_report["claims"]),
+        "claim_ids": sorted(v["id"] for v in verdicts),
         "changed_claims": drifted,
         "causes": grouped,
         "modules_not_loaded": claims_report["modules_not_loaded"],
@@ -146,9 +148,9 @@ def cause_pieces(cause: dict) -> list[Inline]:
     return [*out, ("text", f".{with_it}{counts}")]
 
 
-def summary(report: dict, claims_now: int) -> str:
+def summary(report: dict, claims_now: int, now: set[str] | None = None) -> str:
     """A report in a few sentences, saying which book it describes (`claims_now`: the claims
-    the book states now)."""
+    the book states now; `now`, their ids, to name those the report did not check)."""
     commit = report.get("commit")
     made = (
         f"Recorded {report['recorded']} "
@@ -159,6 +161,11 @@ def summary(report: dict, claims_now: int) -> str:
         )
         + f", {counted(report['claims_checked'], 'claim')} checked"
         + ("" if report["claims_checked"] == claims_now else f" (the book now states {claims_now})")
+        + (
+            f"; it did not check {', '.join(sorted(now - set(report['claim_ids'])))}"
+            if now and "claim_ids" in report and now - set(report["claim_ids"])
+            else ""
+        )
     )
     if not anything_changed(report):
         return f"{made}: every claim holds, every cell ran, no output changed."

@@ -40,8 +40,8 @@ def build_matrix(runs: list[dict]) -> dict:
             since(entry["status"], releases) if entry["kind"] == Kind.ASSERTED else None
         )
     return {
-        "releases": [
-            {"jax": r["jax"], "python": r["python"], "recorded": r["recorded"]} for r in runs
+        "releases": [  # the machine each ran on, where its record keeps it (never filled in)
+            {k: r[k] for k in ("jax", "python", "recorded", "machine") if k in r} for r in runs
         ],
         "claims": claims,
     }

@@ -107,17 +107,11 @@ def panel(data: dict) -> str:
     return f'{said}\n\n<a href="{checks_link(data)}">How this is checked</a>\n'
 
 
-def reran_mark(data: dict) -> nodes.paragraph:
-    """The mark of a check that only ran again what the page shows: its symbol, no panel to
-    open (it would add nothing), its words read to a screen reader and shown on hover; the
-    symbol links to how it is checked."""
-    status = Status(data["status"])
-    said = f"{status.words(data['jax'])}. {reran_words(data)}"
-    hidden = nodes.inline("", said, classes=["visually-hidden"])
-    link = nodes.reference(
-        "", status.symbol, hidden, refuri=checks_link(data), reftitle=said, internal=True
-    )
-    return nodes.paragraph("", "", link, classes=["claim-mark", status_class(data["status"])])
+def reran_node(data: dict) -> nodes.container:
+    """What a check that only ran again what the page shows leaves on the page: nothing a
+    reader sees (the cell's output above is the evidence; the build fails if JAX does
+    otherwise), an empty element that carries its verdict to the build's record."""
+    return nodes.container(classes=["claim-reran"], ids=[f"reran-{data['id']}"])
 
 
 def mark_title(data: dict) -> str:
@@ -166,7 +160,7 @@ class VerdictRenderer:
         page = renderer.renderer.sphinx_env.docname
         boxed = verdict.get("warning", False) and verdict["section"] == page
         if only_reran(verdict) and not boxed:
-            rendered = [reran_mark(verdict)]
+            rendered = [reran_node(verdict)]
         else:
             content = verdict_markdown(verdict, boxed)
             rendered = renderer.render_markdown(
@@ -447,9 +441,10 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
         section = nodes.section(ids=[f"differences-{run.name}"])
         section += nodes.title(text=f"On the {run.device} (JAX {run.jax})")
         section += nodes.paragraph(
-            text=f"{cpu_only} claims are facts of the CPU, not checked there "
-            f"({Status.CANNOT_CHECK.symbol} CPU). Every other claim that reads otherwise "
-            "there, or holds there only by what that device is expected to do:"
+            text=f"{cpu_only} claims are checked on the CPU alone, facts of the CPU or checks "
+            f"that read what its compiler prints ({Status.CANNOT_CHECK.symbol} CPU). Every "
+            "other claim that reads otherwise there, or holds there only by what that device "
+            "is expected to do:"
         )
         section += listed_here
         found.append(section)
@@ -502,10 +497,25 @@ def fill_pages(app, doctree, docname) -> None:
             node.replace_self(_checks(app, docname, home))
         else:
             recorded = ", ".join(sorted({r["recorded"] for r in matrix["releases"]}))
+            unknown = [r["jax"] for r in matrix["releases"] if "machine" not in r]
+            machines = sorted(
+                {
+                    f"{r['machine']['cpu']} ({r['machine']['cores']} cores)"
+                    for r in matrix["releases"]
+                    if "machine" in r
+                }
+            )
             this = next(iter(home.values()), {}).get("jax")
             linked = f" {LINKED}" if set(app.config.book_site_versions) - {this} else ""
             legend = nodes.paragraph(
-                text=f"Recorded {recorded}. {LEGEND}{linked} A column after this build's is a run "
+                text=f"Recorded {recorded}"
+                + (f", on {', '.join(machines)}" if machines else "")
+                + (
+                    f"; the records of {', '.join(unknown)} do not say on which machine"
+                    if unknown
+                    else ""
+                )
+                + f". {LEGEND}{linked} A column after this build's is a run "
                 f"recorded on another backend, judged by each claim as it is now: "
                 f"{Status.HOLDS.symbol} the backend did what the claim expects of it there; "
                 f"{Status.DRIFTED.symbol} it did otherwise, or the check failed there; "

@@ -1,24 +1,16 @@
 """Case study of the page cpu-case-study: products followed by sums that XLA's CPU backend
 hands to the YNNPACK library (a fusion of kind=kCustom, "__ynn_fusion").
 
-Two programs: the one of jax-ml/jax#39103 (a vmapped matrix-vector product, squared and
-summed, over 32,769 rows), which `jit` got wrong under one jaxlib release while eager
-execution got it right; and a neighbour under suspicion, `jnp.sum(W_const @ x)` with a
-captured n x n matrix, whose result and compiled form this module reads.
+The program of jax-ml/jax#39103 (a vmapped matrix-vector product, squared and summed, over
+32,769 rows), which `jit` got wrong under one jaxlib release while eager execution got it
+right.
 """
-
-from dataclasses import dataclass
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from chapter2.hlo import (
-    called_computation,
-    clean_hlo,
-    dot_operands,
-    entry_computation,
-    fused_body,
     fusion_kinds,
     kernels,
 )
@@ -76,62 +68,3 @@ def jit_against_eager(rows: int = REPORTED_ROWS) -> dict:
         found["__ynn_fusion with YNNPACK fusion off"] = uses_ynn(off.as_text())
         found["kernels with YNNPACK fusion off"] = list(kernels(off.as_text()).values())
     return found
-
-
-# --- the neighbour under suspicion: jnp.sum(W_const @ x) with a captured n x n matrix -----
-
-SIZES = (32, 48, 63, 64, 96, 128)
-
-
-def tolerance(n: int) -> float:
-    """How far a right float32 sum(W @ X) may be from float64 for n x n standard normals:
-    0.01 at n = 128 (the rounding seen there is ~1e-4), growing with the n*n terms."""
-    return 1e-2 * max(1.0, (n / 128) ** 2)
-
-
-def operands(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The weight W and the input X: two n x n float32 matrices of standard normals."""
-    rng = np.random.default_rng(seed)
-    return (
-        rng.standard_normal((n, n)).astype(np.float32),
-        rng.standard_normal((n, n)).astype(np.float32),
-    )
-
-
-def ynn_fusion_body(hlo: str) -> str | None:
-    """The body of the ENTRY's __ynn_fusion in cleaned optimized HLO, or None if there is none."""
-    for line in entry_computation(hlo).splitlines():
-        if uses_ynn(line):
-            return fused_body(hlo, called_computation(line))
-    return None
-
-
-@dataclass(frozen=True)
-class Probe:
-    """sum(W @ X) at one size: the closure's result, the float64 one, and its compiled form."""
-
-    n: int
-    closure: float  # W captured by the jitted closure
-    reference: float  # NumPy in float64
-    fusion_kinds: tuple[str, ...]  # the kind of every fusion (kCustom for a __ynn_fusion)
-    dot_operands: tuple[str, str]  # what feeds the dot inside the YNN fusion (or the ENTRY)
-
-    @property
-    def wrong(self) -> bool:
-        return not abs(self.closure - self.reference) <= tolerance(self.n)  # NaN is wrong
-
-
-def probe(n: int) -> Probe:
-    """Run the closure version at size n, compare with float64, and read its optimized HLO."""
-    w, x = operands(n)
-    w_const, xj = jnp.asarray(w), jnp.asarray(x)
-    closure = jax.jit(lambda x: jnp.sum(w_const @ x))
-    hlo = clean_hlo(closure.lower(xj).compile().as_text())
-    body = ynn_fusion_body(hlo)
-    return Probe(
-        n=n,
-        closure=float(closure(xj)),
-        reference=float(np.sum(w.astype(np.float64) @ x.astype(np.float64))),
-        fusion_kinds=tuple(fusion_kinds(hlo)),
-        dot_operands=dot_operands(body if body is not None else entry_computation(hlo)),
-    )

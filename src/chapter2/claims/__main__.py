@@ -19,12 +19,15 @@ def report(page: str | None = None) -> dict:
     import jax  # noqa: PLC0415 - after main made sure JAX starts from its defaults
     import jaxlib  # noqa: PLC0415
 
+    from chapter2.environment import cpu_model, xla_cores  # noqa: PLC0415 - imports JAX
+
     verdicts = evaluate_all(page)
     return {
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
         "python": platform.python_version(),
         "recorded": dt.date.today().isoformat(),
+        "machine": {"cpu": cpu_model(), "cores": xla_cores()},
         "claims": [v.as_dict() for v in verdicts],
         "modules_not_loaded": load_errors(),
     }

@@ -47,6 +47,14 @@ class There:
     reason: str = ""
 
 
+def _alike(control: dict | None, device: dict | None) -> bool:
+    """Whether the CPU beside the device got the same values where the book's differ."""
+    if not control or not device or control["observed"] is None or device["observed"] is None:
+        return True  # nothing to tell them apart by: the same status says it
+    names = [k for k, v in (device["expected"] or {}).items() if device["observed"].get(k) != v]
+    return all(control["observed"].get(k) == device["observed"].get(k) for k in names)
+
+
 def claim_of(verdict: dict) -> Claim:
     """The claim a verdict's data describes (its check left out): enough to judge it again."""
     only_on = verdict.get("only_on")
@@ -118,10 +126,16 @@ def cause_there(
     if there.status == Status.CANNOT_CHECK:  # its check said why it could not run there
         return There(there.status, there.evidence, Cause.DEVICE, there.evidence)
     control = _judged(claim, run.host_verdicts.get(claim.id), run, "cpu", checked)
-    if control is not None and str(control.status) == there.status:
+    if (
+        control is not None
+        and str(control.status) == there.status
+        and _alike(run.host_verdicts.get(claim.id), run.verdicts.get(claim.id))
+    ):
         reason = f"JAX {run.jax} on that machine's CPU did the same"
         return There(there.status, there.evidence, Cause.RELEASE, reason)
     if control is not None:
         reason = f"on that machine's CPU, JAX {run.jax} {DID[control.status]}"
+        if str(control.status) == there.status:
+            reason += ", with other values"
         return There(there.status, there.evidence, Cause.DEVICE, reason)
     return There(there.status, there.evidence, Cause.DEVICE, "no CPU run beside it")

@@ -64,9 +64,9 @@ def _simple_computation(x, y):
                 "bytes accessed fused, unfused": [12288000, 12288000],
             },
             (
-                "XLA's TPU compiler still makes the program one kernel with its `fusion` pass "
-                "off, and stores each 1000 × 1000 float32 array in tiles of 8 × 128 elements, "
-                "rows padded to 1024, so each array counts 4,096,000 bytes"
+                "the option that turns off the CPU's `fusion` pass leaves the TPU's program one "
+                "kernel, and XLA's TPU backend stores each 1000 × 1000 float32 array in tiles "
+                "of 8 × 128 elements, rows padded to 1024, so each array counts 4,096,000 bytes"
             ),
         )
     },

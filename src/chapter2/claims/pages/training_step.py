@@ -126,9 +126,9 @@ def _state_bytes(state) -> int:
         "tpu": (
             {"aliased bytes": 300032},
             (
-                "XLA's TPU backend stores each parameter and optimizer array in whole tiles of "
-                "8 × 128 elements, so the donated buffers it reuses are larger than their "
-                "elements"
+                "XLA's TPU backend pads each array to whole tiles of 128 lanes: a 64 × 64 "
+                "weight to 64 × 128, a 64-element bias to 128, so the donated buffers it reuses "
+                "are larger than their elements"
             ),
         )
     },

@@ -183,8 +183,8 @@ def _an_estimate() -> Observation:
         "tpu": (
             {"counts under a thirtieth of n³/3": False},
             (
-                "XLA's TPU compiler computes the factorization in routines whose work its cost "
-                "analysis counts"
+                "XLA's TPU cost analysis counts more than a thirtieth of the factorization's "
+                "work, whether or not its custom calls' own work is in that count"
             ),
         )
     },
