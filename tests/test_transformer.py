@@ -185,6 +185,7 @@ SECTION_KEYS = {
         "seconds_per_step",
         "tokens_per_second",
         "mfu",
+        "timed",
         "note",
     },
     "hardware_count": {
