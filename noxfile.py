@@ -30,6 +30,8 @@ LINTED = ["src", "tests", "tools", "examples", "noxfile.py", "docs/conf.py", "do
 RELEASES = ["0.4.38", "0.5.3", "0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2", "0.11.2", "0.12.0.1"]
 # The releases the published site holds beside the baseline, each in a folder of its own.
 SITE_RELEASES = ["0.11.2", "0.10.2"]
+# The Lighthouse (an npm package) that `nox -s lighthouse` runs.
+LIGHTHOUSE = "12.2.3"
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.sessions = ["lint", "docs", "tests"]
@@ -203,6 +205,26 @@ def benchmark(session: nox.Session) -> None:
     """Time clean and incremental builds against the floor, into BUILD/benchmarks/build.json."""
     _install(session, "baseline,docs")
     session.run("python", "tools/build_benchmark.py", "--out", str(BUILD / "benchmarks/build.json"))
+
+
+@nox.session(python=False)
+def lighthouse(session: nox.Session) -> None:
+    """After docs: Lighthouse's mobile run, in Debian's Chromium, over every reader page (or
+    those given), each page 3 times, into BUILD/benchmarks/lighthouse.json."""
+    if not (BUILD / "html" / "index.html").exists() or not DOCS_PYTHON.exists():
+        session.error("build the book first (nox -s docs): Lighthouse reads its pages")
+    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium")
+    if chromium is None:
+        session.error("Lighthouse drives Debian's Chromium: apt-get install chromium")
+    tool = BUILD / "lighthouse"
+    npm = ["npm", "install", "--prefix", str(tool), "--no-audit", "--no-fund", "--loglevel=error"]
+    session.run(*npm, f"lighthouse@{LIGHTHOUSE}", external=True)
+    out = BUILD / "benchmarks" / "lighthouse.json"
+    run = ["tools/lighthouse.py", str(BUILD / "html"), str(out)]
+    run += ["--lighthouse", str(tool / "node_modules" / ".bin" / "lighthouse")]
+    session.run(
+        str(DOCS_PYTHON), *run, *session.posargs, env={"CHROME_PATH": chromium}, external=True
+    )
 
 
 @nox.session(python=PYTHON)

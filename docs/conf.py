@@ -5,8 +5,6 @@ import json
 import os
 from pathlib import Path
 
-import mathjax
-
 from chapter2.releases import baseline_jax
 
 DOCS = Path(__file__).resolve().parent
@@ -69,13 +67,15 @@ suppress_warnings = ["codeautolink.parse_block"]
 copybutton_selector = "div:not(.output) > div.highlight pre"
 copybutton_exclude = ".linenos, .gp, .go"
 
-# MathJax from the build itself, not a CDN: Sphinx copies the files django-static-mathjax
-# ships into _static/ beside the book's own.
-mathjax_path = "tex-chtml.js"
+# Math is written as MathML while the book is built (book.mathml): browsers lay it out
+# themselves, so no page loads a math script.
+html_math_renderer = "mathml"
 
 html_theme = "sphinx_book_theme"
 html_title = project
-html_static_path = ["_static", str(Path(mathjax.__file__).parent / "static/mathjax/es5")]
+html_static_path = ["_static"]
+# Templates of the theme the book replaces (docs/_templates: each says why).
+templates_path = ["_templates"]
 html_favicon = "_static/favicon.svg"  # browsers ask every page for an icon
 # Where the site is published (the publishing workflow sets BOOK_BASEURL): a downloaded
 # notebook installs the book's wheel from there.

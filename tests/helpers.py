@@ -9,7 +9,7 @@ from pathlib import Path
 
 from book import build as book_build
 from conftest import ROOT
-from reader_code import serving  # noqa: F401 - the one test server (tools/ is on the path)
+from static_host import serving  # noqa: F401 - the one test server (tools/ is on the path)
 
 FRONT_MATTER = """---
 jupytext:

@@ -1,5 +1,6 @@
 """Claims that know their backend, judged on observations frozen from a recorded H200 run."""
 
+import dataclasses
 import json
 
 import jax
@@ -172,6 +173,21 @@ def test_a_tpu_expectation_holds_for_what_the_tpu_did_and_can_fail():
     tpu = {"jax": "0.10.2", "jaxlib": "0.10.2", "platform": "tpu", "device": "TPU v5 lite"}
     verdict = registry.judged(claim, registry.Observation(recorded["expected"], wrong), tpu)
     assert verdict.status is Status.DRIFTED
+
+
+def test_a_tpu_expectation_that_differs_from_the_statement_is_marked_otherwise():
+    """A ✓ on the TPU's column reads "holds": where the chip held only by values of its own,
+    unlike those the same check expected of the CPU beside it, its mark says otherwise."""
+    claim = ALL["row-major-default"]
+    there = cause_there(claim, TPU, "holds")
+    assert (there.status, there.cause, there.otherwise) == ("holds", Cause.DEVICE, True)
+    control = TPU.host_verdicts[claim.id]["expected"]
+    assert control["major_to_minor"] != claim.expected_on["tpu"][0]["major_to_minor"]
+    # had the CPU beside it expected the chip's values, the chip would have done as stated
+    own = claim.expected_on["tpu"][0]
+    cpu_alike = {**TPU.host_verdicts[claim.id], "expected": {**control, **own}}
+    run = dataclasses.replace(TPU, host_verdicts={**TPU.host_verdicts, claim.id: cpu_alike})
+    assert cause_there(claim, run, "holds") == dataclasses.replace(there, otherwise=False)
 
 
 def test_a_tpu_difference_without_an_expectation_is_the_device_where_its_cpu_held():

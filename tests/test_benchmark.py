@@ -1,11 +1,13 @@
-"""The build benchmark's report, and MAINTAINING.md showing the recorded one (not typed
-numbers)."""
+"""The build benchmark's and the Lighthouse run's reports, and MAINTAINING.md showing the
+recorded ones (not typed numbers)."""
 
 import json
+import sys
 
 import build_benchmark  # tools/ is on pytest's pythonpath (pyproject.toml)
+import lighthouse
 import pytest
-from conftest import ROOT
+from conftest import READING_ORDER, ROOT
 
 from chapter2.releases import baseline_jax
 
@@ -56,3 +58,85 @@ def test_a_missed_target_fails_the_benchmark_and_keeps_the_times(tmp_path, monke
     assert "| (e) code edit in fusion | 5.0 | fusion, profiling | fusion only: **missed** |" in (
         capsys.readouterr().out
     )
+
+
+LIGHTHOUSE = json.loads((ROOT / "data" / "benchmarks" / "lighthouse.json").read_text())
+
+
+def test_maintaining_shows_the_recorded_lighthouse_run():
+    table = lighthouse.markdown(LIGHTHOUSE)
+    assert table in MAINTAINING, "paste the table `nox -s lighthouse` printed (after nox -s record)"
+
+
+def test_the_recorded_lighthouse_run_measured_every_reader_page_three_times_and_met_each_target():
+    assert list(LIGHTHOUSE["pages"]) == lighthouse.reader_pages(ROOT / "docs")
+    assert sorted(LIGHTHOUSE["pages"]) == sorted(READING_ORDER)
+    for page, result in LIGHTHOUSE["pages"].items():
+        assert len(result["runs"]) == LIGHTHOUSE["runs"] >= 3, page
+        assert result["median"] == lighthouse.median(result["runs"]), page
+        assert result["missed"] == lighthouse.missed(result) == [], page
+
+
+def report(performance: float, lcp: float, tbt: float, seo: float = 1.0) -> dict:
+    """A Lighthouse JSON report holding what tools/lighthouse.py reads of one."""
+    sizes = [
+        {"resourceType": "script", "transferSize": 70_000},
+        {"resourceType": "font", "transferSize": 0},
+    ]
+    return {
+        "lighthouseVersion": "12.2.3",
+        "configSettings": {"formFactor": "mobile", "throttlingMethod": "simulate"},
+        "environment": {"benchmarkIndex": 1500},
+        "categories": {c: {"score": 1.0} for c in lighthouse.CATEGORIES}
+        | {"performance": {"score": performance}, "seo": {"score": seo}},
+        "audits": {
+            "largest-contentful-paint": {"numericValue": lcp},
+            "total-blocking-time": {"numericValue": tbt},
+            "total-byte-weight": {"numericValue": 300_000},
+            "resource-summary": {"details": {"items": sizes}},
+        },
+    }
+
+
+# Each run of the stand-in Lighthouse: the page it is asked for and its run gives the report.
+RUNS = {
+    "fast": [report(0.99, 1200, 10), report(0.80, 3100, 40), report(0.98, 1300, 20)],
+    "heavy": [report(0.95, 1900, 250), report(0.95, 2000, 300), report(0.95, 2100, 350)],
+    "unreadable": [report(1.0, 900, 0), report(1.0, 900, 0, seo=0.9), report(1.0, 900, 0)],
+}
+
+
+def test_a_lighthouse_run_keeps_every_run_and_judges_each_pages_medians(tmp_path, monkeypatch):
+    """A slow run among fast ones moves no verdict; a page whose median misses a target, or a
+    run whose category scores less than 1.0, is named, and the command fails."""
+    (tmp_path / "runs.json").write_text(json.dumps(RUNS))
+    stand_in = tmp_path / "lighthouse"  # asked as Lighthouse is: its URL first
+    stand_in.write_text(
+        f"#!{sys.executable}\n"
+        "import json, pathlib, sys\n"
+        f"folder = pathlib.Path({str(tmp_path)!r})\n"
+        "page = sys.argv[1].rsplit('/', 1)[1].removesuffix('.html')\n"
+        "done = folder / f'{page}.count'\n"
+        "n = int(done.read_text()) if done.exists() else 0\n"
+        "done.write_text(str(n + 1))\n"
+        "print(json.dumps(json.loads((folder / 'runs.json').read_text())[page][n]))\n"
+    )
+    chromium = tmp_path / "chromium"
+    chromium.write_text("#!/bin/sh\necho 'Chromium 156.0.1.2 built on Debian'\n")
+    for program in (stand_in, chromium):
+        program.chmod(0o755)
+    monkeypatch.setenv("CHROME_PATH", str(chromium))
+    out = tmp_path / "lighthouse.json"
+    argv = [str(tmp_path), str(out), "--lighthouse", str(stand_in), *RUNS]
+    assert lighthouse.main(argv) == 1
+    record = json.loads(out.read_text())
+    assert record["browser"] == "Chromium 156.0.1.2 built on Debian"
+    assert [len(r["runs"]) for r in record["pages"].values()] == [3, 3, 3]
+    fast, heavy, unreadable = (record["pages"][page] for page in RUNS)
+    assert (fast["median"]["performance"], fast["median"]["lcp_ms"]) == (0.98, 1300)
+    assert fast["missed"] == []
+    assert heavy["missed"] == ["tbt_ms 300"]
+    assert unreadable["missed"] == ["seo 0.9"]
+    table = lighthouse.markdown(record)
+    assert "| fast | 0.98 | 1.3 s | 20 ms | 293 KiB | 1.00 | 1.00 | 1.00 |" in table
+    assert "Missed: heavy: tbt_ms 300; unreadable: seo 0.9." in table

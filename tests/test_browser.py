@@ -10,19 +10,23 @@ written to the `screenshots` folder beside the HTML.
 import contextlib
 import json
 import os
+import random
 import re
 import shutil
 import struct
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import nbformat
 import pytest
 from book.record import read_record
 from conftest import CHAPTER, DOCS, HTML, PAGES, READING_ORDER, toctree
 from helpers import make_site, serving
+from static_host import served_size
 
 SCREENSHOTS = HTML.parent / "screenshots"
 REVIEWED = ["overview", "fusion", "pairwise-distances", "quiz"]  # pages a reviewer looks at
+MATH_PAGE = "pairwise-distances"  # the page with the most math: a reviewer sees it dark too
 CHROMIUM = (
     os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 )
@@ -140,6 +144,60 @@ def test_page_loads_offline_without_errors(opened):
     assert opened.failed == []
 
 
+# What a reader's page may load, in bytes as a static host sends them (tools/static_host.py:
+# script gzip-compressed, fonts as they are): CI's cheap stand-in for Lighthouse's run
+# (`nox -s lighthouse`), which a phone's first view of a page depends on. No font: the text is
+# in the reader's own fonts, the math in their math font, the theme's icons are SVG.
+BUDGET = {"script": 450 * 1024, "font": 0}
+KINDS = {".js": "script", ".mjs": "script", ".woff2": "font", ".woff": "font", ".ttf": "font"}
+LOADED = "() => performance.getEntriesByType('resource').map(entry => entry.name)"
+
+
+def loaded_bytes(page, served: str, folder: Path) -> dict[str, int]:
+    """The bytes of script and font that the page in `page` loaded from the site `served`
+    from `folder`, as the host sends them."""
+    weight = dict.fromkeys(BUDGET, 0)
+    for url in page.evaluate(LOADED):
+        path = urlsplit(url).path.lstrip("/")
+        kind = KINDS.get(Path(path).suffix)
+        if kind and url.startswith(served):
+            weight[kind] += served_size(folder / path)
+    return weight
+
+
+def over_budget(weight: dict[str, int]) -> list[str]:
+    return [
+        f"{kind} {n / 1024:.0f} KiB > {BUDGET[kind] / 1024:.0f}"
+        for kind, n in weight.items()
+        if n > BUDGET[kind]
+    ]
+
+
+@pytest.mark.parametrize("opened", READING_ORDER, indirect=True)
+def test_a_reader_page_loads_script_and_fonts_within_the_budget(opened, served):
+    assert over_budget(loaded_bytes(opened, served, HTML)) == [], opened.name
+
+
+def test_the_budget_finds_a_page_that_loads_too_much_script_and_font(browser, tmp_path):
+    """A page that loads more script and font than the budget allows, each as a host sends
+    it: a script of random digits, which gzip shrinks little, and a font its text is in."""
+    script = random.Random(0).randbytes(BUDGET["script"] + 1024)
+    (tmp_path / "big.js").write_text(f"const noise = '{script.hex()}';")
+    (tmp_path / "big.woff2").write_bytes(bytes(BUDGET["font"] + 1024))
+    (tmp_path / "page.html").write_text(
+        "<!DOCTYPE html><html lang='en'><head><title>heavy</title>"
+        "<style>@font-face { font-family: heavy; src: url(big.woff2); }"
+        " p { font-family: heavy, sans-serif; }</style>"
+        "<script src='big.js?v=1'></script></head><body><p>heavy</p></body></html>"
+    )
+    with serving(tmp_path) as url, reader(browser, url) as page:
+        page.goto(f"{url}/page.html", wait_until="networkidle")
+        weight = loaded_bytes(page, url, tmp_path)
+    assert weight["script"] == served_size(tmp_path / "big.js") > BUDGET["script"]
+    assert weight["font"] == BUDGET["font"] + 1024
+    assert [line.split()[0] for line in over_budget(weight)] == ["script", "font"]
+
+
 # Draws a character on a canvas in the page's fonts and tells whether it came out as the box
 # a browser draws for a character no installed font has (a private-use character's box).
 MISSING_GLYPHS = """() => {
@@ -176,11 +234,64 @@ def test_every_character_shows_in_the_fonts_a_reader_has(opened):
     assert opened.evaluate(MISSING_GLYPHS) == [], opened.name
 
 
-def test_math_is_rendered_offline(tab, served):
-    page = visit(tab, served, "pairwise-distances")
-    page.wait_for_selector("mjx-container", timeout=10_000)
-    assert page.locator("mjx-container").count() > 5
-    assert page.outside == []
+# Each superscript of the page's math: whether the browser set its script above its base (as
+# MathML lays it out; a browser that could not would leave the two side by side on one line).
+RAISED_SCRIPTS = """() => [...document.querySelectorAll('article msup')].map(sup => {
+    const [base, script] = [...sup.children].map(c => c.getBoundingClientRect());
+    return script.bottom < base.bottom && script.left >= base.right - 1;
+})"""
+# The colour of each formula beside the colour of the paragraph it stands in.
+MATH_COLOURS = """() => [...document.querySelectorAll('article p math')].map(m =>
+    [getComputedStyle(m).color, getComputedStyle(m.closest('p')).color])"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_math_is_mathml_laid_out_by_the_browser_in_the_texts_colour(tab, served, theme):
+    """The book's math is MathML written while it was built (book.mathml): no script typesets
+    it, the browser sets each superscript above its base, and a formula takes the colour of
+    its sentence in light and dark mode."""
+    page = visit(tab, served, MATH_PAGE)
+    switch_theme(page, theme)
+    try:
+        raised = page.evaluate(RAISED_SCRIPTS)
+        colours = page.evaluate(MATH_COLOURS)
+        scripts = page.locator("script[src]").evaluate_all("ss => ss.map(s => s.src)")
+    finally:
+        switch_theme(page, "light")
+    assert len(raised) > 5
+    assert all(raised)
+    assert colours
+    assert all(formula == sentence for formula, sentence in colours), colours
+    assert not [s for s in scripts if re.search("math|tex-", s, re.IGNORECASE)]
+
+
+# Each displayed formula, scrolled to its start: how far its first and last marks lie from its
+# box's left edge, and the box's width.
+FORMULA_ENDS = """() => [...document.querySelectorAll('div.math')].map(box => {
+    box.scrollLeft = 0;
+    const left = box.getBoundingClientRect().left;
+    const marks = [...box.querySelectorAll('math *')].map(m => m.getBoundingClientRect())
+        .filter(r => r.width > 0);
+    return [Math.min(...marks.map(r => r.left)) - left,
+            Math.max(...marks.map(r => r.right)) - left, box.clientWidth, box.tabIndex];
+})"""
+DISPLAY_MATH_PAGES = [p for p in PAGES if "\n$$\n" in (DOCS / f"{p}.md").read_text()]
+
+
+@pytest.mark.parametrize("opened", DISPLAY_MATH_PAGES, indirect=True)
+def test_a_formula_wider_than_a_phone_scrolls_from_its_start_and_takes_the_keyboard(opened):
+    """At 390 px a displayed formula wider than the column scrolls on its own, every mark
+    within reach: none starts left of its box (where no scrolling reaches), and the box is a
+    tab stop, so a keyboard scrolls it too."""
+    opened.set_viewport_size({"width": 390, "height": 900})
+    try:
+        ends = opened.evaluate(FORMULA_ENDS)
+    finally:
+        opened.set_viewport_size({"width": 1280, "height": 900})
+    assert ends, opened.name
+    assert [e for e in ends if e[0] < -1 or e[3] != 0] == [], opened.name
+    if opened.name == "xla-compilation":  # its six stages in a row: one that does scroll
+        assert max(right - width for _, right, width, _ in ends) > 0
 
 
 def test_a_reader_walks_the_book_forwards_and_back(tab, served):
@@ -291,6 +402,10 @@ def test_figures_load_with_caption_and_alt_and_stay_readable(opened, theme):
         figures = opened.locator("figure").all()
         for figure in figures:
             image = figure.locator("img")
+            # A figure loads as the reader nears it (docs/docutils.conf), not with the page.
+            assert image.get_attribute("loading") == "lazy"
+            image.scroll_into_view_if_needed()
+            image.evaluate("i => i.decode()")  # once loaded and decoded
             assert image.evaluate("i => i.complete && i.naturalWidth > 0"), opened.name
             assert len(image.get_attribute("alt") or "") > 20
             assert figure.locator("figcaption").count()
@@ -472,14 +587,24 @@ def test_a_pages_download_link_gives_its_executed_notebook(tab, served, tmp_path
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-@pytest.mark.parametrize("opened", REVIEWED, indirect=True)
-def test_screenshots_are_written_for_review(opened, width):
+@pytest.mark.parametrize(
+    ("opened", "theme"),
+    [*((page, "light") for page in REVIEWED), (MATH_PAGE, "dark")],
+    indirect=["opened"],
+)
+def test_screenshots_are_written_for_review(opened, width, theme):
     SCREENSHOTS.mkdir(exist_ok=True)
     opened.set_viewport_size({"width": width, "height": 900})
+    switch_theme(opened, theme)
+    # The whole page is shot at once: every figure loaded first, not only those near the top.
+    opened.evaluate("document.querySelectorAll('img').forEach(i => { i.loading = 'eager'; })")
+    opened.wait_for_function("[...document.images].every(i => i.complete)")
     try:
-        path = SCREENSHOTS / f"{opened.name}-{width}px.png"
+        dark = "-dark" if theme == "dark" else ""
+        path = SCREENSHOTS / f"{opened.name}-{width}px{dark}.png"
         png = opened.screenshot(path=path, full_page=True)
     finally:
+        switch_theme(opened, "light")
         opened.set_viewport_size({"width": 1280, "height": 900})
     # A PNG exactly as wide as the window (nothing sticks out sideways), longer than it is.
     shot_width, shot_height = struct.unpack(">II", png[16:24])

@@ -89,6 +89,7 @@ BAD_EDITS = {  # page -> (its broken content, what the end of the build must say
     "directive": ("```{no-such-directive}\nbody\n```", "no-such-directive"),
     "reference": ("See {doc}`no-such-page`.", "no-such-page"),
     "orphan": ("Linked from nowhere.", "isn't included in any toctree"),
+    "math": ("It costs $\\notacommand n$.", 'Unknown LaTeX command "\\notacommand"'),  # MathML
 }
 
 
@@ -99,9 +100,9 @@ def test_every_problem_is_named_at_the_end_of_every_build_until_it_is_fixed(tmp_
     for attempt in ("first build", "again, nothing changed"):
         result = build(docs)
         assert result.returncode != 0, attempt
-        tail = last_lines(result, 15)
-        assert "5 problems failed the build" in tail, (attempt, tail)
-        assert "build finished with problems, 5 warnings" in result.stdout, attempt
+        tail = last_lines(result, 17)
+        assert "6 problems failed the build" in tail, (attempt, tail)
+        assert "build finished with problems, 6 warnings" in result.stdout, attempt
         for name, (_, said) in BAD_EDITS.items():
             line = next((ln for ln in tail.splitlines() if f"docs/{name}.md" in ln), "")
             assert line, (attempt, name, tail)

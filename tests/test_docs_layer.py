@@ -7,10 +7,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from book import cache, dependencies, failures, layer_hash, markdown, record, verdicts
+from book import cache, dependencies, failures, layer_hash, markdown, mathml, record, verdicts
 from conftest import DOCS, ROOT, directives, myst_tokens
 from docutils import nodes
 from docutils.core import publish_doctree
+from docutils.utils.math import MathError
 from myst_parser.parsers.docutils_ import Parser
 from sphinx.directives.code import LiteralInclude
 from sphinx.util.nodes import split_explicit_title
@@ -756,3 +757,15 @@ def test_a_page_with_a_notebook_opens_it_in_colab_from_the_notebooks_branch():
     )
     assert buttons("owner/book", offered=False) == []
     assert buttons("", offered=True) == []
+
+
+def test_math_becomes_mathml_a_displayed_formulas_parts_its_rows():
+    inline = mathml.mathml(r"X \in \mathbb{R}^{N \times d}")
+    assert inline.startswith('<math xmlns="http://www.w3.org/1998/Math/MathML">')
+    assert "<msup>" in inline
+    assert "display" not in inline
+    block = mathml.mathml("a = b\n\nc = d", block=True)
+    assert 'display="block"' in block
+    assert block.count("<mtr>") == 2  # two parts, one table, as Sphinx's MathJax renders them
+    with pytest.raises(MathError, match="notacommand"):  # the build names it: tests/test_build.py
+        mathml.mathml(r"\notacommand x")

@@ -13,7 +13,17 @@ from book.drift import summary
 from book.record import read_record
 from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import PreformattedString
-from conftest import CHAPTER, DOCS, HTML, NOTEBOOK_PAGES, PAGES, ROOT, toctree, toctrees
+from conftest import (
+    CHAPTER,
+    DOCS,
+    HTML,
+    NOTEBOOK_PAGES,
+    PAGES,
+    READING_ORDER,
+    ROOT,
+    toctree,
+    toctrees,
+)
 from markdown_it import MarkdownIt
 from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
@@ -74,6 +84,45 @@ def test_no_path_of_the_build_machine_is_published():
     leaks = [p.relative_to(HTML) for p in HTML.rglob("*") if p.is_file()]
     leaks = [path for path in leaks if machine.search((HTML / path).read_bytes())]
     assert leaks == []
+
+
+def scripts(soup: BeautifulSoup) -> list[str]:
+    """The files of the scripts a page loads, as its HTML names them (less any query)."""
+    return [tag["src"].split("?")[0] for tag in soup.select("script[src]")]
+
+
+# What a reader's page no longer loads (issue #69): a math script (its math is MathML, written
+# while the book is built: book.mathml), Font Awesome's (the theme's icons are drawn by
+# docs/_static/icons.css), and the three of the theme's search as you type, which the book
+# leaves off (docs/_templates: the search page loads them itself).
+UNLOADED = re.compile(r"mathjax|tex-|mml-|fontawesome|searchtools|language_data|searchindex")
+
+
+def test_a_reader_page_loads_no_math_icon_or_search_script_but_the_themes_own(soups):
+    for page in READING_ORDER:
+        soup = soups[f"{page}.html"]
+        assert [src for src in scripts(soup) if UNLOADED.search(src)] == [], page
+        assert {"_static/scripts/bootstrap.js", "_static/scripts/pydata-sphinx-theme.js"} <= set(
+            scripts(soup)
+        ), page
+        sheets = [tag["href"].split("?")[0] for tag in soup.select("link[rel=stylesheet]")]
+        assert "_static/styles/pydata-sphinx-theme.css" in sheets, page
+        assert 'localStorage.getItem("theme")' in text_of(soup.head), page  # its mode
+        assert soup.select_one('meta[name="viewport"]'), page
+    assert {"_static/searchtools.js", "searchindex.js"} <= set(scripts(soups["search.html"]))
+
+
+def test_every_formula_is_mathml(soups):
+    formulas = 0
+    for name, soup in soups.items():
+        for math in soup.select("span.math, div.math"):
+            assert [child.name for child in math.find_all(recursive=False)] in (
+                ["math"],
+                ["span", "math"],  # a numbered equation: its number, then the formula
+            ), name
+            formulas += 1
+        assert "\\(" not in text_of(soup.body or soup, leaving_out="pre, code, script"), name
+    assert formulas > 100
 
 
 def test_every_claim_is_marked_on_its_home_page_a_warning_boxed_and_none_drifted(soups):
@@ -548,9 +597,12 @@ def article_words(
 
 def reading_words(page: BeautifulSoup) -> int:
     """The words a reader reads on a page: its article with prose folded into a dropdown
-    counted where it stands, a mark's panel and a hidden cell's code left out."""
+    counted where it stands, a mark's panel and a hidden cell's code left out, a formula one
+    word (MathML puts each symbol in an element of its own)."""
     folded = ", ".join(f'details[class*="{c}"]' for c in ["claim-mark", "claim-check", "hide"])
-    return article_words(page, dropdowns=True, leaving_out=folded)
+    formulas = "span.math, div.math"
+    words = article_words(page, dropdowns=True, leaving_out=f"{folded}, {formulas}")
+    return words + len(page.select(f"article.bd-article :is({formulas})"))
 
 
 # Words of the specification's 2.3 and 2.4, counted with str.split over its text (code

@@ -10,15 +10,11 @@ when a page failed.
 """
 
 import argparse
-import contextlib
-import functools
-import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
-import threading
 import venv
 from importlib.metadata import version
 from pathlib import Path
@@ -26,6 +22,7 @@ from pathlib import Path
 import nbformat
 from book.notebooks import SETUP_TAG
 from record_backend import run_script  # tools/, beside this file
+from static_host import serving
 
 CHAPTER_PAGES = [  # the chapter's pages and Going further's, in reading order (docs/index.md)
     *("profiling", "jaxprs", "xla-compilation", "memory-layout", "recompilation", "fusion"),
@@ -41,24 +38,6 @@ def visible_script(notebook: nbformat.NotebookNode) -> str:
         if cell.cell_type == "code" and SETUP_TAG not in cell.metadata.get("tags", [])
     ]
     return "\n\n".join(cells) + "\n"
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@contextlib.contextmanager
-def serving(folder: Path):
-    """`folder` served on a free localhost port: its URL."""
-    handler = functools.partial(_Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def reader_environment(folder: Path, site: str, wheel: str, *more: str) -> Path:

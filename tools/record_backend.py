@@ -470,7 +470,8 @@ def differences(folder: Path) -> list[str]:
         book = "as specified" if claim.kind is Kind.OBSERVED else "holds"
         there = cause_there(claim, run, book)
         if there.cause:
-            found.append(f"{there.status:>12}  {claim.id} ({there.cause}): {there.reason}")
+            status = "otherwise" if there.otherwise else there.status
+            found.append(f"{status:>12}  {claim.id} ({there.cause}): {there.reason}")
         elif there.status is None:
             found.append(f"{'not judged':>12}  {claim.id}: {there.evidence}")
     return found

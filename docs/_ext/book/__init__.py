@@ -28,6 +28,7 @@ MODULES = (
     "backends",
     "glyphs",
     "kernels",
+    "mathml",
 )
 
 
@@ -45,4 +46,5 @@ def setup(app):
         app.setup_extension(f"book.{module}")
     app.add_config_value("book_layer_hash", layer_hash(), "env", types=[str])
     app.add_css_file("book.css")
+    app.add_css_file("icons.css")  # the theme's icons as SVG, not its icon font
     return {"version": "1", **SERIAL}

@@ -360,6 +360,14 @@ def _row(cells: list[list[nodes.Node]], classes: list[str]) -> nodes.row:
     return row
 
 
+def _mark(there) -> nodes.Node:
+    """A run's mark for a claim: its status's symbol, or the symbol of a difference where the
+    device did otherwise than the statement, in the way the book says of it."""
+    if there.otherwise:
+        return nodes.inline(text=OTHERWISE, classes=[status_class(Status.DIFFERS_HERE)])
+    return _symbol(there.status)
+
+
 def _symbol(status: str | None) -> nodes.Node:
     if status is None:
         return nodes.inline(text=NOT_MEASURED)
@@ -398,7 +406,7 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict, runs: list) -> no
             cells.append([nodes.paragraph("", "", symbol)])
         for run in runs:  # the claim as it is now, judged on what that backend recorded
             there = _there(data, run)
-            cell = nodes.paragraph("", "", _symbol(there.status))
+            cell = nodes.paragraph("", "", _mark(there))
             if there.partial:
                 cell += nodes.Text(EARLIER)
             if there.cause:
@@ -411,6 +419,8 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict, runs: list) -> no
     )
 
 
+# A run's mark where the device did otherwise than the statement, as the book says it does.
+OTHERWISE = Status.DIFFERS_HERE.symbol
 # A run's mark judged on the values an earlier form of the claim's check recorded.
 EARLIER = "*"
 # How a run's column marks the cause of a difference from this build; the legend says it.
@@ -439,7 +449,7 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
                 said = there.evidence.removeprefix(f"on {run.platform.upper()}, {there.reason}: ")
                 earlier = " (judged on what an earlier form of its check recorded)"
                 item += nodes.Text(
-                    f": {_symbol(there.status).astext()} {there.cause}: {there.reason}. "
+                    f": {_mark(there).astext()} {there.cause}: {there.reason}. "
                     f"Recorded: {said}" + (earlier if there.partial else "")
                 )
                 listed_here += nodes.list_item("", item)
@@ -448,8 +458,8 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
         section += nodes.paragraph(
             text=f"{cpu_only} claims are checked on the CPU alone, facts of the CPU or checks "
             f"that read what its compiler prints ({Status.CANNOT_CHECK.symbol} CPU). Every "
-            "other claim that reads otherwise there, or holds there only by what that device "
-            "is expected to do:"
+            "other claim that reads otherwise there, or did otherwise than its statement in "
+            "the way the book says of that device:"
         )
         section += listed_here
         found.append(section)
@@ -546,8 +556,10 @@ def fill_pages(app, doctree, docname) -> None:
                 )
                 + f". {LEGEND}{linked} A column after this build's is a run "
                 f"recorded on another backend, judged by each claim as it is now: "
-                f"{Status.HOLDS.symbol} the backend did what the claim expects of it there; "
-                f"{Status.DRIFTED.symbol} it did otherwise, or the check failed there; "
+                f"{Status.HOLDS.symbol} the backend did what the statement says; "
+                f"{OTHERWISE} it did otherwise than the statement, in the way the book says of "
+                f"that device (its reason below the table); {Status.DRIFTED.symbol} it did "
+                "otherwise than the book says, or the check failed there; "
                 f"{NOT_MEASURED} not recorded there; {EARLIER} after a mark: judged on the values "
                 "an earlier form of the check recorded, its check reading more now. "
                 "A word after a mark gives the cause of a difference from this build: "

@@ -46,6 +46,10 @@ class There:
     cause: str | None = None
     reason: str = ""
     partial: bool = False  # judged on the values an earlier form of its check recorded
+    # It holds there only by the device's own expectation, whose values differ from what the
+    # statement says (what the same check expected of the CPU beside it): the device did
+    # otherwise, in the way the book says of it.
+    otherwise: bool = False
 
 
 def _alike(control: dict | None, device: dict | None) -> bool:
@@ -54,6 +58,16 @@ def _alike(control: dict | None, device: dict | None) -> bool:
         return True  # nothing to tell them apart by: the same status says it
     names = [k for k, v in (device["expected"] or {}).items() if device["observed"].get(k) != v]
     return all(control["observed"].get(k) == device["observed"].get(k) for k in names)
+
+
+def _otherwise(claim: Claim, run: RecordedRun) -> bool:
+    """Whether the device's own expectation of `claim` differs from what its check expected
+    of the CPU beside it, the statement's values (False where that CPU did not check it)."""
+    control = run.host_verdicts.get(claim.id)
+    if not control or not control.get("expected"):
+        return False
+    own = claim.expected_on[run.platform][0]
+    return any(control["expected"].get(k, v) != v for k, v in own.items())
 
 
 def claim_of(verdict: dict) -> Claim:
@@ -132,7 +146,10 @@ def cause_there(
     if there.status == here and own is None:
         return there
     if there.status == Status.HOLDS and own is not None:
-        return There(there.status, there.evidence, Cause.DEVICE, own[1], **part)
+        otherwise = _otherwise(claim, run)
+        return There(
+            there.status, there.evidence, Cause.DEVICE, own[1], otherwise=otherwise, **part
+        )
     if there.status == Status.CANNOT_CHECK:  # its check said why it could not run there
         return There(there.status, there.evidence, Cause.DEVICE, there.evidence, **part)
     control = _judged(claim, run.host_verdicts.get(claim.id), run, "cpu", checked)

@@ -57,7 +57,7 @@ SHOWN = {
     Status.CANNOT_CHECK: (
         "○",
         "cannot be checked on JAX {jax}",
-        "its subject does not exist there",
+        "could not be checked there: its subject is missing, or its check cannot run there",
     ),
 }
 
