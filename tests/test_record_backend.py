@@ -108,3 +108,54 @@ def test_the_claims_cli_names_a_page_without_claims(capsys):
     with pytest.raises(SystemExit):
         main(["--page", "no-such-page"])
     assert "no claim's home is the page 'no-such-page'" in capsys.readouterr().err
+
+
+def _archive(path, files: dict) -> None:
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            file = path.parent / name
+            file.write_text(text)
+            tar.add(file, arcname=name)
+
+
+def test_a_later_section_joins_a_run_whose_config_lacked_a_new_field(tmp_path):
+    """A field added to `Config` after a run was recorded holds its default there; a field
+    that differs refuses the archive, naming it, and leaves every recorded file as it was."""
+    run = {"device": "TPU", "jax": "0.10.2", "parts": {}, "files": {}, "recorded": "2026-12-06"}
+    run["host"] = None
+    old = {"batch": 8, "bf16": True}  # recorded before `accumulate` existed
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "run.json").write_text(json.dumps(run))
+    (folder / "training.json").write_text(json.dumps({"config": old, "loops": {"a": 1}}))
+    (folder / "training.log").write_text("first\n")
+    later = tmp_path / "later"
+    later.mkdir()
+    new = {**old, "accumulate": 1}
+    _archive(
+        later / "record.tar.gz",
+        {
+            "run.json": json.dumps({**run, "parts": {"training": "later"}}),
+            "training.json": json.dumps({"config": new, "step_ops": {"b": 2}}),
+            "training.log": "later\n",
+        },
+    )
+    record_backend.unpack(later / "record.tar.gz", folder)
+    kept = json.loads((folder / "training.json").read_text())
+    assert kept["loops"] == {"a": 1}
+    assert kept["step_ops"] == {"b": 2}
+
+    before = {p.name: p.read_text() for p in folder.iterdir()}
+    other = tmp_path / "other"
+    other.mkdir()
+    _archive(
+        other / "record.tar.gz",
+        {
+            "run.json": json.dumps(run),
+            "training.json": json.dumps({"config": {**new, "batch": 16}, "more": {"c": 3}}),
+            "training.log": "other\n",
+        },
+    )
+    with pytest.raises(SystemExit, match=r"another configuration \(batch\)"):
+        record_backend.unpack(other / "record.tar.gz", folder)
+    assert {p.name: p.read_text() for p in folder.iterdir()} == before

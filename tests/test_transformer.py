@@ -270,7 +270,109 @@ def test_device_idle_says_when_there_is_no_device_lane():
         tn.device_idle(no_modules)
 
 
+# Optimized HLO as a TPU writes a step's: a loop whose body runs a product, a reduction and
+# a copy; a reduction's scalar function and fused bodies, which no device runs by name.
+STEP_HLO = """HloModule jit_step
+
+%add.1 (x: f32[], y: f32[]) -> f32[] {
+  ROOT %sum.1 = f32[] add(%x, %y)
+}
+
+%fused_product (p0: f32[8,8], p1: f32[8,8]) -> f32[8,8] {
+  ROOT %dot.1 = f32[8,8]{1,0} dot(%p0, %p1)
+}
+
+%fused_norm (p0.1: f32[8,8]) -> f32[8] {
+  %zero = f32[] constant(0)
+  ROOT %reduce.1 = f32[8]{0} reduce(%p0.1, %zero), to_apply=%add.1
+}
+
+%body (carry: (s32[], f32[8,8])) -> (s32[], f32[8,8]) {
+  %carry = (s32[], f32[8,8]) parameter(0)
+  %w = f32[8,8]{1,0} get-tuple-element(%carry), index=1
+  %product_fusion = f32[8,8]{1,0} fusion(%w, %w), kind=kOutput, calls=%fused_product
+  %norm_fusion = f32[8]{0} fusion(%product_fusion), kind=kInput, calls=%fused_norm
+  %copy.2 = f32[8,8]{0,1} copy(%product_fusion)
+  ROOT %next = (s32[], f32[8,8]) tuple(%i, %copy.2)
+}
+
+ENTRY %main (a: f32[8,8]) -> (s32[], f32[8,8]) {
+  %a = f32[8,8]{1,0} parameter(0)
+  %start = (s32[], f32[8,8]) tuple(%zero.1, %a)
+  %scale = f32[8,8]{1,0} multiply(%a, %a)
+  ROOT %while.1 = (s32[], f32[8,8]) while(%start), condition=%cond, body=%body
+}
+"""
+
+
+def test_instruction_kinds_name_what_each_run_instruction_computes():
+    assert tn.instruction_kinds(STEP_HLO) == {
+        "product_fusion": "matrix products",
+        "norm_fusion": "reductions",
+        "copy.2": "copies",
+        "scale": "elementwise and other",
+        "while.1": "control",
+    }
+
+
+def test_the_step_ops_sum_each_kind_a_step_and_leave_containers_out():
+    trace = [
+        *_lane(1, 3, "/device:TPU:0", "XLA Ops"),
+        *_lane(1, 2, "/device:TPU:0", "XLA Modules"),
+        *_events(1, 2, [(0, 1000)]),  # a program: not an instruction
+        *_events(1, 3, [(0, 1000)], name="while.1"),
+        *_events(1, 3, [(10, 410), (500, 900)], name="product_fusion"),
+        *_events(1, 3, [(420, 440), (910, 930)], name="norm_fusion"),
+        *_events(1, 3, [(450, 460)], name="copy.2"),
+        *_events(1, 3, [(940, 970)], name="fusion.99"),
+    ]
+    ran = tn.device_ops(trace)
+    assert ran["product_fusion"] == [400.0, 400.0]
+    summary = tn.ops_summary(ran, tn.instruction_kinds(STEP_HLO), steps=2)
+    assert summary["ms_by_kind"] == pytest.approx(
+        {
+            "matrix products": 0.4,
+            "reductions": 0.02,
+            "not in the step's HLO": 0.015,
+            "copies": 0.005,
+        }
+    )
+    assert list(summary["ms_by_kind"]) == [
+        "matrix products",
+        "reductions",
+        "not in the step's HLO",
+        "copies",
+    ]
+    assert [op["name"] for op in summary["top"]] == [
+        "product_fusion",
+        "norm_fusion",
+        "fusion.99",
+        "copy.2",
+    ]
+    assert summary["top"][0]["runs"] == 1.0
+    with pytest.raises(tn.NoDeviceLane, match="XLA Ops"):
+        tn.device_ops([e for e in trace if e.get("tid") != 3])
+
+
+def test_batch_fits_predicts_from_one_count_and_runs_each_batch():
+    tiny = dataclasses.replace(tf.CPU, vocab=64, width=32, layers=1, heads=2, seq=16, batch=2)
+    loops = tn.Loops(tiny)
+    two = tn.batch_fits(loops, print, limit=10**9)
+    a, b = two["fit"]["held"]
+    slope = (b - a) / 2
+    assert two["fit"]["b"] == pytest.approx(slope)
+    assert two["predicted"] == int((10**9 - (a - 2 * slope)) / slope)
+    runs = {run["batch"]: run for run in two["runs"]}
+    assert set(runs) == {2, 4, two["predicted"]}
+    assert [tn.held_at_once(runs[n]["memory_bytes"]) for n in (2, 4)] == [a, b]
+    assert all(math.isfinite(run["loss"]) for run in runs.values())
+    assert tn.batch_fits(loops, print, limit=None) == {
+        "skipped": "this device reports no bytes_limit in memory_stats()"
+    }
+
+
 SECTION_KEYS = {
+    "batch_fits": {"skipped"},  # the CPU reports no memory limit
     "loops": {
         "examples_per_epoch",
         "batch",
@@ -327,6 +429,7 @@ SECTION_KEYS = {
         "tolerance",
         "within_tolerance",
     },
+    "step_ops": {"unreadable"},  # the CPU's trace has no device lane
 }
 
 

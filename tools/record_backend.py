@@ -22,6 +22,7 @@ differs from the book, and why: the device, the release, or a fact of the CPU.
 
 import argparse
 import concurrent.futures
+import dataclasses
 import datetime as dt
 import importlib.util
 import json
@@ -379,12 +380,28 @@ PART_FILES = {
 ABOUT = {"device", "config", "plan", "section_seconds"}
 
 
+def _config_differences(kept: dict | None, added: dict | None) -> list[str]:
+    """The fields in which two recorded training configs differ; a field one of them lacks
+    (added to `Config` after it was recorded) counts only where the other holds no default."""
+    if kept is None or added is None:
+        return []
+    from chapter2.cases.transformer import Config  # noqa: PLC0415 - here, where the book is
+
+    default = {f.name: f.default for f in dataclasses.fields(Config)}
+    return sorted(
+        name
+        for name in kept.keys() | added.keys()
+        if kept.get(name, default.get(name)) != added.get(name, default.get(name))
+    )
+
+
 def merged_sections(kept: dict, file: Path, folder: Path) -> dict:
     """A numbers or training file with the sections of a later recording added: a section
     recorded before stays, unless it failed then; the failure is kept beside it."""
     added = json.loads(file.read_text())
-    if added.get("config", kept.get("config")) != kept.get("config"):
-        msg = f"{folder}: {file.name} was recorded with another configuration"
+    differ = _config_differences(kept.get("config"), added.get("config"))
+    if differ:
+        msg = f"{folder}: {file.name} was recorded with another configuration ({', '.join(differ)})"
         raise SystemExit(msg)
     sections = [k for k, v in added.items() if isinstance(v, dict) and k not in ABOUT]
     again = [k for k in sections if k in kept and "error" not in kept[k]]
@@ -407,9 +424,7 @@ def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
     numbers.json, logs are appended; no other recorded file is replaced, but the files of
     the parts in `again`, recorded anew by the same command."""
     folder.mkdir(parents=True, exist_ok=True)
-    for part in again or []:
-        for name in PART_FILES[part]:
-            (folder / name).unlink(missing_ok=True)
+    replaced = {name for part in again or [] for name in PART_FILES[part]}
     with tarfile.open(path) as tar, tempfile.TemporaryDirectory() as scratch:
         tar.extractall(scratch, filter="data")
         got = Path(scratch)
@@ -420,13 +435,22 @@ def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
             msg = f"{folder} holds a run of {old['device']} with JAX {old['jax']}"
             raise SystemExit(msg)
         merged = {"run.json", "host.json", FILES["pages"], FILES["numbers"], FILES["training"]}
-        merged |= {"pages.log", "numbers.log", "training.log"}
+        merged |= {"pages.log", "numbers.log", "training.log"} | replaced
         clash = sorted(
             p.name for p in got.iterdir() if p.name not in merged and (folder / p.name).exists()
         )
         if clash:
             msg = f"{folder} already holds {', '.join(clash)}: a recorded file is never replaced"
             raise SystemExit(msg)
+        # merged before anything is written: a refusal (a section recorded again, another
+        # configuration) leaves the run as it was
+        sections = {
+            name: merged_sections(json.loads((folder / name).read_text()), got / name, folder)
+            for name in (FILES["numbers"], FILES["training"])
+            if (got / name).exists() and (folder / name).exists() and name not in replaced
+        }
+        for name in replaced:
+            (folder / name).unlink(missing_ok=True)
         for file in got.iterdir():
             if file.name == FILES["pages"] and (folder / file.name).exists():
                 pages = json.loads((folder / file.name).read_text())
@@ -434,11 +458,8 @@ def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
                     {**p, "made": new["parts"]["pages"]} for p in json.loads(file.read_text())
                 ]
                 (folder / file.name).write_text(json.dumps(pages, indent=1) + "\n")
-            elif (
-                file.name in (FILES["numbers"], FILES["training"]) and (folder / file.name).exists()
-            ):
-                kept = merged_sections(json.loads((folder / file.name).read_text()), file, folder)
-                (folder / file.name).write_text(json.dumps(kept, indent=1) + "\n")
+            elif file.name in sections:
+                (folder / file.name).write_text(json.dumps(sections[file.name], indent=1) + "\n")
             elif file.name.endswith(".log") and (folder / file.name).exists():
                 with (folder / file.name).open("a") as log:
                     log.write("\n" + file.read_text())

@@ -183,7 +183,8 @@ CHECKLIST = [
     ),
     (
         "Products in bfloat16; weights, optimizer state, LayerNorm statistics, softmax, logits and "
-        "loss in float32 (`preferred_element_type=jnp.float32`).",
+        "loss in float32 (`preferred_element_type=jnp.float32`). Check the loss against a "
+        "float32 run over enough steps before trusting it.",
         "jax.numpy.bfloat16 jax.numpy.einsum",
     ),
     (

@@ -12,7 +12,8 @@ import jax
 _LOCATION_TABLES = re.compile(r"^(FileNames|FunctionNames|FileLocations|StackFrames)$")
 _TABLE_ROW = re.compile(r"^\d+ ")
 _METADATA = re.compile(r", metadata=\{[^}]*\}")
-_INSTRUCTION = re.compile(r"%([\w.\-]+) = \S+ ([\w\-]+)\(")
+# An instruction's name and opcode; its shape is one word, or a tuple of shapes in parentheses.
+_INSTRUCTION = re.compile(r"%([\w.\-]+) = (?:\([^()]*(?:\([^()]*\)[^()]*)*\)|\S+) ([\w\-]+)\(")
 # Instructions that compute nothing of their own: no kernel runs for them.
 BOOKKEEPING = {"parameter", "constant", "tuple", "get-tuple-element", "bitcast"}
 
@@ -129,8 +130,29 @@ def kernels(text: str) -> dict[str, list[str]]:
     Their names are the names kernels carry in a profiler trace.
     """
     cleaned = clean_hlo(text)
+    return _computing(cleaned, entry_computation(cleaned).splitlines()[1:-1])
+
+
+def every_kernel(text: str) -> dict[str, list[str]]:
+    """As `kernels`, over every computation: a loop's body too (a device runs its
+    instructions one by one, each under its own name in a trace), fused bodies and a
+    reduction's scalar function left out."""
+    cleaned = clean_hlo(text)
+    fused = set(re.findall(r" fusion\(.*?calls=%([\w.\-]+)", cleaned))
+    fused |= set(re.findall(r"to_apply=%([\w.\-]+)", cleaned))  # a reduction's scalar function
+    lines, inside_fused = [], False
+    for line in cleaned.splitlines():
+        header = re.match(r"(?:ENTRY )?%([\w.\-]+) ", line)
+        if header and line.rstrip().endswith("{"):
+            inside_fused = header[1] in fused
+        elif not inside_fused:
+            lines.append(line)
+    return _computing(cleaned, lines)
+
+
+def _computing(cleaned: str, lines: list[str]) -> dict[str, list[str]]:
     found = {}
-    for line in entry_computation(cleaned).splitlines()[1:-1]:
+    for line in lines:
         named = _INSTRUCTION.search(line)
         if named is None or named[2] in BOOKKEEPING:
             continue

@@ -21,8 +21,12 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
 
-PRODUCT_N = 768  # the n x n float32 product whose fastest run is the peak
-ROUNDS = 30  # runs of the product: the fastest is the peak
+# The n x n float32 product whose fastest run is the peak: as large as the pages' own products
+# need for XLA:CPU to keep every core busy (a 768 x 768 product ran on fewer at times).
+PRODUCT_N = 1024
+# Runs of the product, half before the stream's sweep and half after it, seconds apart: the
+# fastest is the peak, so that a neighbour's load in one moment does not set it.
+ROUNDS = 30
 # The stream's working sets, x and y together: 32 KiB to 512 MiB, doubling, past the largest
 # arrays a page times (2.8's 384 MB intermediate). Each size runs the stream in a loop inside
 # one call, so that a small working set is timed at its level, not at the cost of a call.
@@ -239,15 +243,20 @@ def measure_roofs() -> Roofs:
     a = jnp.ones((n, n), jnp.float32)
     product = jax.jit(jnp.matmul)
     jax.block_until_ready(product(a, a))  # compiles
-    fastest = math.inf
-    for _ in range(ROUNDS):
-        start = time.perf_counter()
-        jax.block_until_ready(product(a, a))
-        fastest = min(fastest, time.perf_counter() - start)
+
+    def fastest_product() -> float:
+        fastest = math.inf
+        for _ in range(ROUNDS // 2):
+            start = time.perf_counter()
+            jax.block_until_ready(product(a, a))
+            fastest = min(fastest, time.perf_counter() - start)
+        return fastest
+
+    before = fastest_product()
     sweep = stream_rates()
     memory, caches = levels_of(sweep)
     return Roofs(
-        2 * n**3 / fastest,
+        2 * n**3 / min(before, fastest_product()),
         memory,
         caches,
         tuple(sweep),

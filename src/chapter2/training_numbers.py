@@ -43,6 +43,7 @@ from chapter2.cases.transformer import (
     parameter_count,
 )
 from chapter2.compiles import CompileCounter
+from chapter2.hlo import every_kernel
 from chapter2.timing import bench, bench_together
 
 # TPU v5e: 197 TFLOP/s of bfloat16 per chip, the vendor's figure (Cloud TPU v5e page).
@@ -59,6 +60,8 @@ WELL_BELOW = 0.6  # the loss fell well below ln(vocab): final loss < WELL_BELOW 
 ACCUMULATION_TOLERANCE = 1e-4  # largest parameter difference over largest update, float32
 BATCH_STEP = 8  # the largest batch is searched among multiples of this
 DEVICE_PROCESS, MODULES_THREAD = "/device:TPU:0", "XLA Modules"
+OPS_THREAD = "XLA Ops"  # the lane of a device's process that holds each instruction it ran
+TOP_OPS = 12  # the instructions a step's summary names, longest first
 
 
 @dataclasses.dataclass(frozen=True)
@@ -483,6 +486,107 @@ def traced_idle(loops: Loops) -> dict:
     return out
 
 
+def instruction_kinds(hlo: str) -> dict[str, str]:
+    """Each instruction of optimized HLO text that a device runs, by what it computes:
+    "matrix products" (a dot or a convolution, alone or fused), "reductions" (a reduce, alone
+    or fused), "copies" (copy, transpose and their async halves), "control" (while, call,
+    conditional: containers of other instructions), else "elementwise and other"."""
+    kinds = {}
+    for name, ops in every_kernel(hlo).items():
+        if {"dot", "convolution"} & set(ops):
+            kinds[name] = "matrix products"
+        elif "reduce" in ops:
+            kinds[name] = "reductions"
+        elif ops and set(ops) <= {"copy", "copy-start", "copy-done", "transpose"}:
+            kinds[name] = "copies"
+        elif ops and set(ops) <= {"while", "call", "conditional"}:
+            kinds[name] = "control"
+        else:
+            kinds[name] = "elementwise and other"
+    return kinds
+
+
+def device_ops(events: list[dict], process: str = DEVICE_PROCESS) -> dict[str, list[float]]:
+    """Each instruction the device ran in a Chrome trace (the complete events of the thread
+    OPS_THREAD of process `process`), with the length of each run of it in µs."""
+    meta = [e for e in events if e.get("ph") == "M"]
+    pids = {
+        e["pid"]
+        for e in meta
+        if e.get("name") == "process_name" and e.get("args", {}).get("name") == process
+    }
+    lanes = {
+        (e["pid"], e["tid"])
+        for e in meta
+        if e.get("pid") in pids
+        and e.get("name") == "thread_name"
+        and e.get("args", {}).get("name") == OPS_THREAD
+    }
+    if not lanes:
+        msg = f"the trace has no thread {OPS_THREAD!r} of a process {process!r}"
+        raise NoDeviceLane(msg)
+    ran: dict[str, list[float]] = {}
+    for e in events:
+        if e.get("ph") == "X" and (e.get("pid"), e.get("tid")) in lanes:
+            ran.setdefault(e["name"], []).append(float(e.get("dur", 0)))
+    return ran
+
+
+def ops_summary(ran: dict[str, list[float]], kinds: dict[str, str], steps: int) -> dict:
+    """What a step's instructions took on the device, in ms a step: by kind (containers left
+    out, their instructions counted), and the TOP_OPS longest instructions."""
+    per_step = {name: sum(times) / 1e3 / steps for name, times in ran.items()}
+    kind_of = {name: kinds.get(name, "not in the step's HLO") for name in ran}
+    by_kind: dict[str, float] = {}
+    for name, ms in per_step.items():
+        if kind_of[name] != "control":
+            by_kind[kind_of[name]] = by_kind.get(kind_of[name], 0.0) + ms
+    top = sorted(
+        (name for name in per_step if kind_of[name] != "control"), key=per_step.get, reverse=True
+    )
+    return {
+        "steps": steps,
+        "ms_by_kind": dict(sorted(by_kind.items(), key=lambda kv: -kv[1])),
+        "top": [
+            {
+                "name": name,
+                "kind": kind_of[name],
+                "ms": per_step[name],
+                "runs": len(ran[name]) / steps,
+            }
+            for name in top[:TOP_OPS]
+        ],
+    }
+
+
+def step_ops(loops: Loops) -> dict:
+    """TRACED_STEPS steps of the made-fast loop traced: each instruction's device time a step
+    (the trace's OPS_THREAD lane), by kind from the compiled step's HLO."""
+    config = loops.config
+    tokens = token_rows(config, (TRACED_STEPS + 1) * config.batch, seed=3)
+    abstract = jax.eval_shape(partial(fresh_state, config))
+    shape = jax.ShapeDtypeStruct((config.batch, config.seq + 1), jnp.int32)
+    kinds = instruction_kinds(loops.step_donated.lower(abstract, shape).compile().as_text())
+    state = fresh_state(config)
+    state, _ = loops.prefetched(state, tokens[: config.batch])  # compiles, outside the trace
+    jax.block_until_ready(state)
+    opts = jax.profiler.ProfileOptions()
+    opts.python_tracer_level = 0
+    opts.host_tracer_level = 1
+    with tempfile.TemporaryDirectory() as log_dir:
+        with jax.profiler.trace(log_dir, profiler_options=opts):
+            state, _ = loops.prefetched(state, tokens[config.batch :])
+            jax.block_until_ready(state)
+        events = read_trace_events(log_dir)
+    del state
+    try:
+        summary = ops_summary(device_ops(events), kinds, TRACED_STEPS)
+    except NoDeviceLane as error:
+        return {"unreadable": str(error)}
+    summary["busy_ms"] = device_idle(events)["busy_ms"] / TRACED_STEPS
+    return summary
+
+
 def _run_steps(config: Config, step, batches_: list[np.ndarray], precision: str | None) -> dict:
     """`len(batches_)` steps of the donated `step` from the same start: the compile apart,
     the steps timed as a loop that fetches losses late."""
@@ -603,6 +707,67 @@ def _out_of_memory(error: Exception) -> bool:
 def _remat_names(compiled) -> int:
     """Instructions XLA rematerialized to fit: their names carry `.remat`."""
     return compiled.as_text().count(".remat")
+
+
+def held_at_once(memory: dict) -> int:
+    """What a step holds at once by its memory analysis (`_memory`'s fields): its arguments,
+    outputs and temporaries, less the outputs that reuse the arguments' buffers."""
+    return memory["argument"] + memory["output"] + memory["temp"] - memory["alias"]
+
+
+def batch_fits(loops: Loops, say, limit: int | None = None) -> dict:
+    """The largest batch, its memory counted one way at every batch (`held_at_once`): fitted
+    at the config's batch and twice it, predicted under the device's limit (or `limit`
+    bytes), then a step run at each of the three batches, smallest first, the allocator's
+    peak read after each. Run first in its process, so that the peak is this section's."""
+    config, step = loops.config, loops.step_donated
+    device = jax.devices()[0]
+    limit = limit or (device.memory_stats() or {}).get("bytes_limit")
+    if not limit:
+        return {"skipped": "this device reports no bytes_limit in memory_stats()"}
+    abstract = jax.eval_shape(partial(fresh_state, config))
+
+    def compile_at(batch):
+        shape = jax.ShapeDtypeStruct((batch, config.seq + 1), jnp.int32)
+        return step.lower(abstract, shape).compile()
+
+    compiled = {b: compile_at(b) for b in (config.batch, 2 * config.batch)}
+    held = {b: held_at_once(_memory(c)) for b, c in compiled.items()}
+    (small, a), (large, b) = held.items()
+    slope = (b - a) / (large - small)
+    predicted = int((limit - (a - slope * small)) / slope)
+    say(f"batch fits: {a - slope * small:.3g} + {slope:.3g} * batch; predicted {predicted}")
+    out: dict = {
+        "bytes_limit": int(limit),
+        "fit": {"batches": [small, large], "held": [a, b], "a": a - slope * small, "b": slope},
+        "predicted": predicted,
+        "runs": [],
+    }
+    if predicted not in compiled:
+        try:
+            compiled[predicted] = compile_at(predicted)
+        except Exception as error:
+            if not _out_of_memory(error):
+                raise
+            out["runs"].append({"batch": predicted, "refused": _first_line(error)})
+    for batch in sorted(compiled):
+        run = {
+            "batch": batch,
+            "memory_bytes": _memory(compiled[batch]),
+            "remat_instructions": _remat_names(compiled[batch]),
+        }
+        try:
+            state = fresh_state(config)
+            tokens = jax.device_put(token_rows(config, batch, seed=5))
+            state, loss = compiled[batch](state, tokens)
+            run["loss"] = float(loss)
+            del state, tokens
+        except Exception as error:
+            run["error"] = _error(error)["error"]
+        gc.collect()
+        run["peak_bytes_in_use"] = (device.memory_stats() or {}).get("peak_bytes_in_use")
+        out["runs"].append(run)
+    return out
 
 
 def largest_batch(loops: Loops, say, limit: int | None = None) -> dict:
@@ -765,6 +930,7 @@ def device_facts() -> dict:
 
 
 SECTIONS = (
+    "batch_fits",  # first: the allocator's peak it reads is then its own
     "loops",
     "hardware_count",
     "traces",
@@ -772,6 +938,7 @@ SECTIONS = (
     "remat",
     "largest_batch",
     "accumulation",
+    "step_ops",
 )
 
 
@@ -800,6 +967,7 @@ def record(
     }
     loops = Loops(config)
     sections = {
+        "batch_fits": lambda: batch_fits(loops, say),
         "loops": lambda: seven_loops(loops, plan, say),
         "hardware_count": lambda: hardware_count(loops),
         "traces": lambda: traced_idle(loops),
@@ -807,6 +975,7 @@ def record(
         "remat": lambda: remat(loops, plan),
         "largest_batch": lambda: largest_batch(loops, say),
         "accumulation": lambda: accumulation(config, plan),
+        "step_ops": lambda: step_ops(loops),
     }
     for name, section in sections.items():
         if only and name not in only:
