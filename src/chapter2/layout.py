@@ -118,7 +118,7 @@ def past_cache_words(edge: int | None, side: int | None, copy: "CallCost | None"
     return said + (
         f" The copies do not: one that large touched {copy.fresh_bytes / 1e6:.0f} MB of fresh "
         "pages a call (glibc's malloc maps such a block anew each time), and its threads spent "
-        f"{copy.system * 1e3:.0f} ms in the operating system, {copy.own * 1e3:.0f} ms in their "
+        f"{copy.system * 1e3:.3g} ms in the operating system, {copy.own * 1e3:.3g} ms in their "
         "own code: "
         + (
             "page faults, not the order, would set its time."
