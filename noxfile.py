@@ -9,10 +9,9 @@ import time
 from pathlib import Path
 
 import nox
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).parent
-sys.path.insert(0, str(ROOT / "src"))
-from chapter2.releases import baseline_jax  # noqa: E402 - the book's pin, read as the book reads it
 
 # Where every session writes (the book, its caches, drift builds, claims, benchmarks);
 # BOOK_BUILD_DIR moves it all. `nox -s record` copies what is kept into data/.
@@ -22,6 +21,14 @@ BOOK_BUILD = ["python", "-m", "book.build", "docs", str(BUILD / "html")]
 # The pinned toolchain every session installs; `nox -s toolchain` tries the newest instead.
 CONSTRAINTS = ["-c", str(ROOT / "constraints.txt")]
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
+# The JAX release the book is written against: the pin of the `baseline` extra, which
+# `chapter2.releases.baseline_jax` reads the same way (tests/test_environment.py).
+BASELINE_JAX = next(
+    spec.version
+    for pin in map(Requirement, PYPROJECT["project"]["optional-dependencies"]["baseline"])
+    if pin.name == "jax"
+    for spec in pin.specifier
+)
 PYTEST = ["pytest", "-n", "auto", "--dist", "worksteal"]  # every core
 # The docs session's environment: the tests run in it too (one install, one bytecode compile).
 DOCS_PYTHON = ROOT / ".nox" / "docs" / "bin" / "python"
@@ -157,7 +164,7 @@ def site(session: nox.Session) -> None:
     """The published site: the baseline at its root and a drift build per release of
     SITE_RELEASES (or of those given: `nox -s site -- 0.10.2`) in a folder of its own."""
     started = time.perf_counter()
-    versions = [baseline_jax(), *(session.posargs or SITE_RELEASES)]
+    versions = [BASELINE_JAX, *(session.posargs or SITE_RELEASES)]
     env = {"BOOK_SITE_VERSIONS": " ".join(versions)}
     session.run("nox", "-s", "docs", env=env, external=True)
     for release in versions[1:]:  # a drift build fails when something changed: go on

@@ -417,7 +417,6 @@ SECTION_KEYS = {
         "step_seconds",
         "saved_residuals_one_layer",
     },
-    "largest_batch": {"skipped"},  # the CPU reports no memory limit
     "accumulation": {
         "k",
         "micro_batch",
@@ -518,18 +517,15 @@ def test_the_recorded_bfloat16_loss_agrees_with_one_float32_and_not_the_other():
     assert mixed["loss_fell_well_below_ln_vocab"]
 
 
-def test_the_recorded_largest_batch_follows_from_its_fit_and_ran():
-    search = TPU_TRAINING["largest_batch"]
-    a, b, limit = search["fit"]["a"], search["fit"]["b"], search["bytes_limit"]
-    assert search["predicted"] == int((limit - a) / b) // tn.BATCH_STEP * tn.BATCH_STEP
-    largest, following = search["largest"], search["next"]
-    assert largest["batch"] == search["predicted"]
-    assert largest["remat_instructions"] == 0
-    assert "step_error" not in largest
-    assert largest["peak_bytes_in_use"] < limit
-    assert following["batch"] == largest["batch"] + tn.BATCH_STEP
-    assert not following["refused"]
-    assert following["remat_instructions"] > 0
+def test_the_recorded_batch_fits_follows_from_one_count_and_ran_each_batch():
+    fits = TPU_TRAINING["batch_fits"]
+    a, b, limit = fits["fit"]["a"], fits["fit"]["b"], fits["bytes_limit"]
+    assert fits["predicted"] == int((limit - a) / b)
+    runs = {run["batch"]: run for run in fits["runs"]}
+    small, large = fits["fit"]["batches"]
+    assert [tn.held_at_once(runs[n]["memory_bytes"]) for n in (small, large)] == fits["fit"]["held"]
+    assert set(runs) == {small, large, fits["predicted"]}
+    assert all(math.isfinite(run["loss"]) for run in runs.values())
 
 
 def test_the_recorded_accumulation_matches_the_large_batch():

@@ -10,7 +10,6 @@ section that fails records its error and the others still run. The result is pla
 import argparse
 import contextlib
 import dataclasses
-import functools
 import gc
 import gzip
 import io
@@ -58,7 +57,6 @@ LOSS_TOLERANCE = 0.1  # nats: final losses of two precisions that differ less ag
 LAST = 10  # a run's final loss: the mean of its last LAST losses
 WELL_BELOW = 0.6  # the loss fell well below ln(vocab): final loss < WELL_BELOW * ln(vocab)
 ACCUMULATION_TOLERANCE = 1e-4  # largest parameter difference over largest update, float32
-BATCH_STEP = 8  # the largest batch is searched among multiples of this
 DEVICE_PROCESS, MODULES_THREAD = "/device:TPU:0", "XLA Modules"
 OPS_THREAD = "XLA Ops"  # the lane of a device's process that holds each instruction it ran
 TOP_OPS = 12  # the instructions a step's summary names, longest first
@@ -770,91 +768,6 @@ def batch_fits(loops: Loops, say, limit: int | None = None) -> dict:
     return out
 
 
-def largest_batch(loops: Loops, say, limit: int | None = None) -> dict:
-    """Fit peak = a + b * batch from two compiles, predict the largest multiple of BATCH_STEP
-    under the device's limit (or `limit` bytes), compile it and run a step, then compile the
-    next multiple: at most 4 compiles."""
-    config, step = loops.config, loops.step_donated  # compiled already at config.batch
-    limit = limit or (jax.devices()[0].memory_stats() or {}).get("bytes_limit")
-    if not limit:
-        return {"skipped": "this device reports no bytes_limit in memory_stats()"}
-    abstract = jax.eval_shape(partial(fresh_state, config))
-    compiles = 0
-
-    def compile_at(batch):
-        nonlocal compiles
-        compiles += 1
-        shape = jax.ShapeDtypeStruct((batch, config.seq + 1), jnp.int32)
-        return step.lower(abstract, shape).compile()
-
-    sizes = (config.batch, 2 * config.batch)
-    peaks = [_memory(compile_at(b))["peak"] for b in sizes]
-    slope = (peaks[1] - peaks[0]) / (sizes[1] - sizes[0])
-    if slope <= 0:
-        msg = f"the peak did not grow with the batch: {dict(zip(sizes, peaks, strict=True))}"
-        raise ValueError(msg)
-    intercept = peaks[0] - slope * sizes[0]
-    predicted = int((limit - intercept) / slope) // BATCH_STEP * BATCH_STEP
-    say(f"largest batch: peak {intercept:.3g} + {slope:.3g} * batch; predicted {predicted}")
-    out: dict = {
-        "bytes_limit": int(limit),
-        "fit": {"batches": list(sizes), "peaks": peaks, "a": intercept, "b": slope},
-        "predicted": predicted,
-        "refused": [],
-    }
-    tried, compiled = predicted, None
-    while compiled is None:
-        try:
-            compiled = compile_at(tried)
-        except Exception as error:
-            if not _out_of_memory(error):
-                raise
-            out["refused"].append({"batch": tried, "error": _first_line(error)})
-            if compiles >= 4 or tried <= BATCH_STEP:
-                out["compiles"] = compiles
-                return out
-            tried -= BATCH_STEP
-    fits = {
-        "batch": tried,
-        "memory_bytes": _memory(compiled),
-        "remat_instructions": _remat_names(compiled),
-    }
-    stats = jax.devices()[0].memory_stats() or {}
-    fits["bytes_in_use_before_step"] = stats.get("bytes_in_use")
-    try:  # the program fits, but the device's memory may be fragmented
-        state = fresh_state(config)
-        tokens = jax.device_put(token_rows(config, tried, seed=5))
-        started = time.perf_counter()
-        state, loss = compiled(state, tokens)
-        fits["first_step_loss"] = float(loss)
-        fits["first_step_seconds"] = time.perf_counter() - started
-        stats = jax.devices()[0].memory_stats() or {}
-        fits["peak_bytes_in_use"] = stats.get("peak_bytes_in_use")
-        del state, tokens
-    except Exception as error:
-        fits["step_error"] = _error(error)["error"]
-    del compiled
-    gc.collect()
-    out["largest"] = fits
-    if compiles < 4:
-        following: dict = {"batch": tried + BATCH_STEP}
-        try:
-            compiled = compile_at(tried + BATCH_STEP)
-            following |= {
-                "refused": False,
-                "memory_bytes": _memory(compiled),
-                "remat_instructions": _remat_names(compiled),
-            }
-        except Exception as error:
-            if not _out_of_memory(error):
-                raise
-            following |= {"refused": True, "error": _first_line(error)}
-        out["next"] = following
-    out["compiles"] = compiles
-    return out
-
-
-@functools.cache
 def _accumulation_steps(config: Config, k: int):
     """A jitted micro-step of optax.MultiSteps over k micro-batches, and a jitted step on
     one large batch, both with SGD at learning rate 1 (the update is minus the gradient)."""
@@ -936,7 +849,6 @@ SECTIONS = (
     "traces",
     "mixed_precision",
     "remat",
-    "largest_batch",
     "accumulation",
     "step_ops",
 )
@@ -973,7 +885,6 @@ def record(
         "traces": lambda: traced_idle(loops),
         "mixed_precision": lambda: mixed_precision(loops, plan, say),
         "remat": lambda: remat(loops, plan),
-        "largest_batch": lambda: largest_batch(loops, say),
         "accumulation": lambda: accumulation(config, plan),
         "step_ops": lambda: step_ops(loops),
     }
