@@ -104,7 +104,8 @@ def roofline_figure(
 ) -> Figure:
     """Placed programs (`chapter2.roofline.Placement`) as points of intensity against the rate
     they reached, on log axes, under the roofs they were placed under: a marker per series (a
-    size, a machine), a colour per program; a dotted line is a cache's roof. A hollow point is
+    size, a machine), a colour per program, each program's smaller than the one before so
+    that points that coincide show as rings; a dotted line is a cache's roof. A hollow point is
     far under both of its roofs, or one of the (series, program) pairs in `overhead`, timed
     mostly as the fixed cost of a call. The alt text gives every point and roof."""
     from chapter2.roofline import Bound, rate_text  # noqa: PLC0415
@@ -133,7 +134,7 @@ def roofline_figure(
                 p.intensity,
                 p.rate / 1e9,
                 marker,
-                ms=8,
+                ms=max(4, 12 - 2.5 * programs.index(name)),  # rings where points meet
                 mew=2 if hollow else 1,
                 mfc="white" if hollow else colours[name],
                 mec=colours[name] if hollow else "black",

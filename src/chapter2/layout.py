@@ -82,19 +82,20 @@ def fault_in_seconds(nbytes: int) -> float:
 
 
 def side_past_cache(edge: int | None, limit: int = 512 * 2**20) -> int | None:
-    """The side, a multiple of 1000, of the smallest square float32 matrix at least twice the
-    caches' edge as the stream measured it (`chapter2.roofline`), so that a pass over it
-    streams from memory; None when that matrix would pass `limit` bytes, or where the stream
-    found no cache: the caches cannot be left, or a small matrix already does."""
+    """The side, a multiple of 1000, of the smallest square float32 matrix at least four times
+    the caches' edge as the stream measured it (`chapter2.roofline`), so that a pass over it
+    streams from memory even where a cache holds more than the stream's edge; None when that
+    matrix would pass `limit` bytes, or where the stream found no cache: the caches cannot be
+    left, or a small matrix already does."""
     if not edge:
         return None
-    side = 1000 * math.ceil(math.sqrt(2 * edge / 4) / 1000)
+    side = 1000 * math.ceil(math.sqrt(edge) / 1000)  # 4 bytes an element: 4 * edge bytes or more
     return side if 4 * side * side <= limit else None
 
 
-def past_cache_words(edge: int | None, side: int | None) -> str:
+def past_cache_words(edge: int | None, side: int | None, copy: "CallCost | None" = None) -> str:
     """How a page says where it times a matrix past the caches (`side_past_cache`), or why it
-    does not."""
+    does not; `copy`, what one copy of that matrix cost, says why the copies are not timed."""
     if side is None:
         return (
             f"The stream measured caches up to {edge / 2**20:g} MiB here, too large for a "
@@ -103,11 +104,44 @@ def past_cache_words(edge: int | None, side: int | None) -> str:
             else "The stream measured no cache faster than memory here: the sums above "
             "already stream from memory."
         )
-    return (
-        f"So the sums run again at {side:,} × {side:,}, {4 * side * side / 1e6:.0f} MB, twice "
-        "the caches' edge or more. The copies do not: each would write a fresh array that "
-        "large. With glibc's malloc, its page faults, not its order, would set the time"
+    said = (
+        f"So the sums run again at {side:,} × {side:,}, {4 * side * side / 1e6:.0f} MB, four "
+        "times the caches' edge or more."
     )
+    if copy is None:
+        return said
+    if copy.fresh_bytes <= 2 * side * side:  # fresh pages for under half of a copy's output
+        return said + (
+            f" The copies do not; one that large touched only {copy.fresh_bytes / 1e6:.0f} MB "
+            "of fresh pages a call."
+        )
+    return said + (
+        f" The copies do not: one that large touched {copy.fresh_bytes / 1e6:.0f} MB of fresh "
+        "pages a call (glibc's malloc maps such a block anew each time), and its threads spent "
+        f"{copy.system * 1e3:.3g} ms in the operating system, {copy.own * 1e3:.3g} ms in their "
+        "own code: "
+        + (
+            "page faults, not the order, would set its time."
+            if copy.system > copy.own
+            else "its faults would be timed with the order."
+        )
+    )
+
+
+def fresh_in_turns(calls: dict, rounds: int = 3) -> dict[str, float]:
+    """The fresh pages, in bytes (minor page faults), that each of `calls` (`name: (f, args)`,
+    as `bench_together` takes them) touched a call, called in turns after one untimed round.
+    With glibc's malloc an output gets fresh pages or memory a call before freed, by what
+    the process allocated and freed before it, not by its size alone."""
+    for f, args in calls.values():
+        jax.block_until_ready(f(*args))
+    faults = dict.fromkeys(calls, 0)
+    for _ in range(rounds):
+        for name, (f, args) in calls.items():
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            jax.block_until_ready(f(*args))
+            faults[name] += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    return {name: n * resource.getpagesize() / rounds for name, n in faults.items()}
 
 
 @dataclass(frozen=True)

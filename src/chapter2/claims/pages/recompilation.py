@@ -425,8 +425,8 @@ def second_process_on_the_device() -> None:
     platform = default_device().platform
     if platform in ONE_PROCESS:
         msg = (
-            f"a second process cannot open the {platform.upper()} while the first holds it: "
-            "one process at a time holds the chip"
+            f"the process running the checks holds the {platform.upper()}, so the two it "
+            "would start cannot open it: one process at a time holds the chip"
         )
         raise CannotCheck(msg)
 
