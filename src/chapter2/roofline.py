@@ -60,14 +60,16 @@ def rate_text(per_second: float, unit: str) -> str:
     raise AssertionError  # unreachable: the last scale takes every rate
 
 
-def percent(share: float) -> str:
+def percent(share: float, up: bool = False) -> str:
     """A share in percent: whole percents from 10 % up; below, two digits rounded down, so
-    that a share under a threshold never reads as the threshold (2.99 % is 2.9%, not 3%)."""
-    if share >= 0.095:
-        return f"{share:.0%}"
+    that a share under a threshold never reads as the threshold (2.99 % is 2.9%, not 3%).
+    With `up`, both are rounded up, for a bound the share stays under (0.0357 % is 0.036%)."""
     value = 100 * share
+    if share >= 0.095:
+        return f"{math.ceil(value - 1e-9)}%" if up else f"{share:.0%}"
     step = 10 ** (math.floor(math.log10(value)) - 1) if value > 0 else 1
-    return f"{math.floor(value / step + 1e-9) * step:.{max(0, -round(math.log10(step)))}f}%"
+    steps = math.ceil(value / step - 1e-9) if up else math.floor(value / step + 1e-9)
+    return f"{steps * step:.{max(0, -round(math.log10(step)))}f}%"
 
 
 def size_text(nbytes: float) -> str:
