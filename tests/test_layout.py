@@ -1,6 +1,5 @@
-"""Tests of chapter2.layout: offsets from strides, aligned buffers, shared buffers."""
+"""Tests of chapter2.layout: aligned buffers, shared buffers, fresh pages."""
 
-import itertools
 import mmap
 
 import jax
@@ -11,35 +10,12 @@ import pytest
 from chapter2 import layout
 
 
-@pytest.mark.parametrize("shape", [(2, 3), (3, 1), (2, 3, 4), (5,)])
-def test_offsets_match_strides(shape):
-    a = np.zeros(shape, np.float32)
-    f = np.asfortranarray(a)
-    for index in itertools.product(*map(range, shape)):
-        assert layout.strided_offset(a, index) == layout.row_major_offset(index, shape)
-        assert layout.strided_offset(f, index) == layout.col_major_offset(index, shape)
-
-
 def test_the_cost_of_fresh_pages_is_the_first_write_less_the_second(monkeypatch):
     """A clock that moves 3 s over the first fill (faults and writes) and 1 s over the
     second (writes alone): the faults cost the 2 s between."""
     ticks = iter([0.0, 3.0, 3.0, 4.0])
     monkeypatch.setattr(layout.time, "perf_counter", lambda: next(ticks))
     assert layout.fault_in_seconds(4096) == pytest.approx(2.0)
-
-
-def test_offsets_of_the_2x3_example():
-    assert layout.row_major_offset((1, 2), (2, 3)) == 1 * 3 + 2
-    assert layout.col_major_offset((1, 2), (2, 3)) == 1 + 2 * 2
-    assert layout.row_major_offset((1, 0), (2, 3)) != layout.col_major_offset((1, 0), (2, 3))
-
-
-def test_linear_memory():
-    a = np.array([[1, 2, 3], [4, 5, 6]])
-    assert layout.linear_memory(a) == [1, 2, 3, 4, 5, 6]
-    assert layout.linear_memory(np.asfortranarray(a)) == [1, 4, 2, 5, 3, 6]
-    with pytest.raises(ValueError, match="contiguous array"):
-        layout.linear_memory(np.zeros((4, 4))[:, ::2])
 
 
 @pytest.mark.parametrize("align", [16, 64, 128, 4096])

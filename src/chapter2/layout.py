@@ -1,5 +1,5 @@
-"""Memory layout: offsets from strides, aligned NumPy buffers, whether JAX shares them, and
-what fresh memory costs."""
+"""Memory layout: aligned NumPy buffers, whether JAX shares them, and what fresh memory
+costs."""
 
 import math
 import mmap
@@ -9,30 +9,6 @@ from dataclasses import dataclass
 
 import jax
 import numpy as np
-
-
-def row_major_offset(index: tuple[int, ...], shape: tuple[int, ...]) -> int:
-    """Offset in elements of `index` in a row-major (C) array: the last index varies fastest."""
-    return sum(i * math.prod(shape[k + 1 :]) for k, i in enumerate(index))
-
-
-def col_major_offset(index: tuple[int, ...], shape: tuple[int, ...]) -> int:
-    """Offset in elements of `index` in a column-major (Fortran) array: the first index varies
-    fastest."""
-    return sum(i * math.prod(shape[:k]) for k, i in enumerate(index))
-
-
-def strided_offset(a: np.ndarray, index: tuple[int, ...]) -> int:
-    """Offset in elements of `index` in `a`, computed from the array's own byte strides."""
-    return sum(i * s for i, s in zip(index, a.strides, strict=True)) // a.itemsize
-
-
-def linear_memory(a: np.ndarray) -> list:
-    """The elements of a contiguous array in the order they sit in memory."""
-    if not (a.flags.c_contiguous or a.flags.f_contiguous):
-        msg = "linear_memory needs a C- or Fortran-contiguous array"
-        raise ValueError(msg)
-    return a.ravel(order="K").tolist()
 
 
 def aligned_empty(shape: tuple[int, ...], dtype=np.float32, align: int = 64) -> np.ndarray:
