@@ -190,6 +190,25 @@ def test_a_tpu_expectation_that_differs_from_the_statement_is_marked_otherwise()
     assert cause_there(claim, run, "holds") == dataclasses.replace(there, otherwise=False)
 
 
+def test_a_device_expectation_the_book_dropped_is_judged_by_the_statements_values():
+    """The TPU recorded the donated state's padded bytes as its own expectation, which the book
+    has since dropped: judged by the bytes the same check expected of its CPU, it drifted."""
+    claim = ALL["donation-aliases-state"]
+    recorded = TPU.verdicts[claim.id]
+    assert "tpu" in recorded["expected_on"]
+    assert "tpu" not in claim.expected_on
+    assert recorded["expected"] == recorded["observed"]  # held by its own expectation then
+    there = cause_there(claim, TPU, "holds")
+    assert (there.status, there.cause) == ("drifted", Cause.DEVICE)
+    # had the book kept that expectation, the chip would hold by it, marked otherwise
+    kept = dataclasses.replace(claim, expected_on={"tpu": tuple(recorded["expected_on"]["tpu"])})
+    again = cause_there(kept, TPU, "holds")
+    assert (again.status, again.otherwise) == ("holds", True)
+    # without the CPU's values beside it, the chip's cannot be judged
+    alone = dataclasses.replace(TPU, host_verdicts={})
+    assert cause_there(claim, alone, "holds").status is None
+
+
 def test_a_tpu_difference_without_an_expectation_is_the_device_where_its_cpu_held():
     there = cause_there(ALL["cost-analysis-is-an-estimate"], TPU, "holds")
     assert (there.status, there.cause) == ("drifted", Cause.DEVICE)
