@@ -134,6 +134,12 @@ def _final(losses: list[float]) -> float:
     return float(np.mean(losses[-LAST:]))
 
 
+def held_at_once(memory: dict) -> int:
+    """What a step holds at once by its memory analysis (`_memory`'s fields): its arguments,
+    outputs and temporaries, less the outputs that reuse the arguments' buffers."""
+    return memory["argument"] + memory["output"] + memory["temp"] - memory["alias"]
+
+
 def _memory(compiled) -> dict:
     """A compiled program's memory analysis in bytes. `peak`: the program's own peak where it
     reports one at least as large as its temporaries (the TPU's), else argument + output +
@@ -146,7 +152,7 @@ def _memory(compiled) -> dict:
     if reported and reported >= found["temp"]:
         found["peak"], found["peak_from"] = int(reported), "reported"
     else:
-        found["peak"] = found["argument"] + found["output"] + found["temp"] - found["alias"]
+        found["peak"] = held_at_once(found)
         found["peak_from"] = "argument + output + temp - alias"
     return found
 
@@ -409,12 +415,9 @@ class NoDeviceLane(ValueError):
     """The trace has no lane of the device's program executions."""
 
 
-def device_idle(
-    events: list[dict], process: str = DEVICE_PROCESS, thread: str = MODULES_THREAD
-) -> dict:
-    """The device's program executions in a Chrome trace (the complete events of thread
-    `thread` of process `process`, ts and dur in µs): from the first one's start to the last
-    one's end, how long the device ran programs and how long it sat idle between them."""
+def lane_events(events: list[dict], process: str, thread: str) -> list[dict]:
+    """The complete events of thread `thread` of process `process` in a Chrome trace (ts and
+    dur in µs); NoDeviceLane, naming what is missing, where there are none."""
     meta = [e for e in events if e.get("ph") == "M"]
     pids = {
         e["pid"]
@@ -434,14 +437,23 @@ def device_idle(
         and e.get("name") == "thread_name"
         and e.get("args", {}).get("name") == thread
     }
-    modules = sorted(
-        (float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)))
-        for e in events
-        if e.get("ph") == "X" and (e.get("pid"), e.get("tid")) in lanes
-    )
-    if not modules:
+    found = [e for e in events if e.get("ph") == "X" and (e.get("pid"), e.get("tid")) in lanes]
+    if not found:
         msg = f"the trace has no events on a thread {thread!r} of process {process!r}"
         raise NoDeviceLane(msg)
+    return found
+
+
+def device_idle(
+    events: list[dict], process: str = DEVICE_PROCESS, thread: str = MODULES_THREAD
+) -> dict:
+    """The device's program executions in a Chrome trace (`lane_events` of thread `thread`
+    of process `process`): from the first one's start to the last one's end, how long the
+    device ran programs and how long it sat idle between them."""
+    modules = sorted(
+        (float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)))
+        for e in lane_events(events, process, thread)
+    )
     busy, gaps, reach = 0.0, [], modules[0][0]
     for start, end in modules:
         if start > reach:
@@ -505,28 +517,11 @@ def instruction_kinds(hlo: str) -> dict[str, str]:
 
 
 def device_ops(events: list[dict], process: str = DEVICE_PROCESS) -> dict[str, list[float]]:
-    """Each instruction the device ran in a Chrome trace (the complete events of the thread
+    """Each instruction the device ran in a Chrome trace (`lane_events` of the thread
     OPS_THREAD of process `process`), with the length of each run of it in µs."""
-    meta = [e for e in events if e.get("ph") == "M"]
-    pids = {
-        e["pid"]
-        for e in meta
-        if e.get("name") == "process_name" and e.get("args", {}).get("name") == process
-    }
-    lanes = {
-        (e["pid"], e["tid"])
-        for e in meta
-        if e.get("pid") in pids
-        and e.get("name") == "thread_name"
-        and e.get("args", {}).get("name") == OPS_THREAD
-    }
-    if not lanes:
-        msg = f"the trace has no thread {OPS_THREAD!r} of a process {process!r}"
-        raise NoDeviceLane(msg)
     ran: dict[str, list[float]] = {}
-    for e in events:
-        if e.get("ph") == "X" and (e.get("pid"), e.get("tid")) in lanes:
-            ran.setdefault(e["name"], []).append(float(e.get("dur", 0)))
+    for e in lane_events(events, process, OPS_THREAD):
+        ran.setdefault(e["name"], []).append(float(e.get("dur", 0)))
     return ran
 
 
@@ -705,12 +700,6 @@ def _out_of_memory(error: Exception) -> bool:
 def _remat_names(compiled) -> int:
     """Instructions XLA rematerialized to fit: their names carry `.remat`."""
     return compiled.as_text().count(".remat")
-
-
-def held_at_once(memory: dict) -> int:
-    """What a step holds at once by its memory analysis (`_memory`'s fields): its arguments,
-    outputs and temporaries, less the outputs that reuse the arguments' buffers."""
-    return memory["argument"] + memory["output"] + memory["temp"] - memory["alias"]
 
 
 def batch_fits(loops: Loops, say, limit: int | None = None) -> dict:
