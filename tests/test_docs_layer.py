@@ -329,7 +329,7 @@ def test_a_page_depends_on_the_recorded_files_its_code_names(tmp_path):
     for name in ("gpu-numbers.json", "vendor-figures.json"):
         (run / name).write_text("{}")
     page = (
-        '```{code-cell} ipython3\nRECORD = Path("../data/backends/h200-jax-0.11.2")\n'
+        "```{code-cell} ipython3\n"
         'numbers = json.loads((RECORD / "gpu-numbers.json").read_text())\n```\n'
     )
     found = dependencies.recorded_files(tmp_path / "backends", page)
@@ -340,6 +340,23 @@ def test_a_page_depends_on_the_recorded_files_its_code_names(tmp_path):
     )
     key = dependencies.digest(found, tmp_path, set())
     (run / "gpu-numbers.json").write_text('{"re-recorded": true}')
+    assert dependencies.digest(found, tmp_path, set()) != key  # the page executes again
+
+
+def test_a_page_that_names_a_run_depends_on_all_its_files(tmp_path):
+    backends = tmp_path / "backends"
+    for name in ("tpu-v5e-jax-0.10.2", "h200-jax-0.11.2"):
+        (backends / name).mkdir(parents=True)
+        for file in ("run.json", "numbers.json"):
+            (backends / name / file).write_text("{}")
+    page = (
+        '```{code-cell} ipython3\ntpu = recorded_run("../data/backends", "tpu-v5e-jax-0.10.2")\n'
+        'tpu.value("roofs/stream")\n```\n'
+    )
+    found = dependencies.recorded_files(backends, page)
+    assert found == {backends / "tpu-v5e-jax-0.10.2" / f for f in ("run.json", "numbers.json")}
+    key = dependencies.digest(found, tmp_path, set())
+    (backends / "tpu-v5e-jax-0.10.2" / "numbers.json").write_text('{"re-recorded": true}')
     assert dependencies.digest(found, tmp_path, set()) != key  # the page executes again
 
 

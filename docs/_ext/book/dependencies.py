@@ -101,9 +101,10 @@ def page_dependencies(src: Path, page_text: str) -> set[Path]:
 
 def recorded_files(folder: Path, page_text: str) -> set[Path]:
     """The files of the recorded runs under `folder` that a page's code names, by file name
-    (`RECORD / "gpu-numbers.json"`, `"../data/backends/run/vendor-figures.json"`)."""
+    (`RECORD / "gpu-numbers.json"`, `"../data/backends/run/vendor-figures.json"`), and every
+    file of a run it names by its folder (`recorded_run(BACKENDS, "tpu-v5e-jax-0.10.2")`)."""
     names = {Path(s).name for code in code_cells(page_text) for s in strings(code)}
-    return {path for path in folder.glob("*/*") if path.name in names}
+    return {path for path in folder.glob("*/*") if path.name in names or path.parent.name in names}
 
 
 def claims_verified(src: Path, page_text: str) -> set[str]:
