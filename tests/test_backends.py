@@ -191,21 +191,29 @@ def test_a_tpu_expectation_that_differs_from_the_statement_is_marked_otherwise()
 
 
 def test_a_device_expectation_the_book_dropped_is_judged_by_the_statements_values():
-    """The TPU recorded the donated state's padded bytes as its own expectation, which the book
-    has since dropped: judged by the bytes the same check expected of its CPU, it drifted."""
+    """A run that recorded the donated state's padded bytes as the TPU's own expectation,
+    which the book has since dropped (as call 2 did): judged by the bytes the same check
+    expected of its CPU, it drifted."""
     claim = ALL["donation-aliases-state"]
-    recorded = TPU.verdicts[claim.id]
-    assert "tpu" in recorded["expected_on"]
+    padded = {"aliased bytes": 1_687_552}
+    own = (padded, "XLA's TPU backend stores the state in whole tiles")
+    recorded = {**TPU.verdicts[claim.id], "expected": padded, "observed": padded}
+    recorded["expected_on"] = {"tpu": list(own)}
+    control = {**TPU.host_verdicts[claim.id], "expected": {"aliased bytes": 1_433_096}}
+    run = dataclasses.replace(
+        TPU,
+        verdicts={**TPU.verdicts, claim.id: recorded},
+        host_verdicts={**TPU.host_verdicts, claim.id: control},
+    )
     assert "tpu" not in claim.expected_on
-    assert recorded["expected"] == recorded["observed"]  # held by its own expectation then
-    there = cause_there(claim, TPU, "holds")
+    there = cause_there(claim, run, "holds")
     assert (there.status, there.cause) == ("drifted", Cause.DEVICE)
     # had the book kept that expectation, the chip would hold by it, marked otherwise
-    kept = dataclasses.replace(claim, expected_on={"tpu": tuple(recorded["expected_on"]["tpu"])})
-    again = cause_there(kept, TPU, "holds")
+    kept = dataclasses.replace(claim, expected_on={"tpu": own})
+    again = cause_there(kept, run, "holds")
     assert (again.status, again.otherwise) == ("holds", True)
     # without the CPU's values beside it, the chip's cannot be judged
-    alone = dataclasses.replace(TPU, host_verdicts={})
+    alone = dataclasses.replace(run, host_verdicts={})
     assert cause_there(claim, alone, "holds").status is None
 
 

@@ -105,6 +105,7 @@ class Evidence:
     flops: float
     bytes_accessed: float
     temp_bytes: int
+    io_bytes: int  # its arguments and outputs, as the device stores them (tiles padded)
 
 
 def hand_count(name: str, n: int, m: int, d: int) -> tuple[float, float]:
@@ -130,11 +131,13 @@ def evidence(fn, *args, compiler_options: dict | None = None) -> Evidence:
     compiled = jax.jit(fn).lower(*args).compile(compiler_options)
     ops = opcodes(compiled.as_text())
     costs = cost_analysis(compiled)
+    memory = compiled.memory_analysis()
     return Evidence(
         fusions=count_fusions(compiled.as_text()),
         dots=ops.count("dot"),
         transposes=ops.count("transpose"),
         flops=costs["flops"],
         bytes_accessed=costs["bytes accessed"],
-        temp_bytes=compiled.memory_analysis().temp_size_in_bytes,
+        temp_bytes=memory.temp_size_in_bytes,
+        io_bytes=memory.argument_size_in_bytes + memory.output_size_in_bytes,
     )
