@@ -107,6 +107,25 @@ def test_a_claim_whose_check_reads_more_now_is_judged_on_what_was_recorded():
     )
 
 
+def test_a_mark_made_by_an_earlier_form_of_the_check_says_so():
+    """A run whose recorded check's code differs from the check's code now is judged on
+    what that earlier check recorded, and marked so; the same code is not."""
+    claim_id = "first-call-compiles"
+    now = evaluate(claim_id).as_dict()
+    checked, source = list(now["expected"]), now["check_source"]
+    same = {**TPU.verdicts[claim_id], "check_source": source}
+    edited = {**same, "check_source": source.replace("200, 200", "300, 300")}
+    assert edited["check_source"] != source
+    for recorded, earlier in ((same, False), (edited, True)):
+        run = dataclasses.replace(TPU, verdicts={**TPU.verdicts, claim_id: recorded})
+        there = cause_there(ALL[claim_id], run, now["status"], checked, source)
+        assert (there.status, there.partial) == ("holds", earlier)
+    # a run that kept no code of its checks is judged by the names it recorded alone
+    unknown = {k: v for k, v in same.items() if k != "check_source"}
+    run = dataclasses.replace(TPU, verdicts={**TPU.verdicts, claim_id: unknown})
+    assert not cause_there(ALL[claim_id], run, now["status"], checked, source).partial
+
+
 def test_a_claim_the_run_did_not_record_has_no_status_there():
     found = status_there(ALL["tracing-context-recompiles"], H200)
     assert (found.status, found.evidence) == (None, "not recorded on this backend")

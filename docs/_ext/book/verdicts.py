@@ -429,7 +429,8 @@ CAUSE_MARKS = {Cause.DEVICE: "device", Cause.RELEASE: "release", Cause.CPU_ONLY:
 
 def _there(data: dict, run):
     """A claim, as this build checked it, judged on what `run` recorded, with its cause."""
-    return cause_there(claim_of(data), run, data["status"], list(data["expected"] or {}) or None)
+    checked = list(data["expected"] or {}) or None
+    return cause_there(claim_of(data), run, data["status"], checked, data.get("check_source"))
 
 
 def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
@@ -561,7 +562,8 @@ def fill_pages(app, doctree, docname) -> None:
                 f"that device (its reason below the table); {Status.DRIFTED.symbol} it did "
                 "otherwise than the book says, or the check failed there; "
                 f"{NOT_MEASURED} not recorded there; {EARLIER} after a mark: judged on the values "
-                "an earlier form of the check recorded, its check reading more now. "
+                "an earlier form of the check recorded (its code has changed since, or it "
+                "reads more now): the mark certifies that earlier check. "
                 "A word after a mark gives the cause of a difference from this build: "
                 f"{CAUSE_MARKS[Cause.DEVICE]} (that device does otherwise: the same JAX on the "
                 "run's own CPU did as this build did, or the claim expects the device's own "

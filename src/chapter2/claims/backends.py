@@ -111,9 +111,15 @@ def _judged(claim: Claim, recorded: dict | None, run: RecordedRun, platform: str
     return judged(claim, Observation(expected, recorded["observed"]), versions)
 
 
-def _partial(recorded: dict | None, checked: list[str] | None) -> bool:
-    """Whether the check now reads values the run did not record."""
-    if not recorded or recorded["expected"] is None or not checked:
+def _partial(recorded: dict | None, checked: list[str] | None, source: str | None) -> bool:
+    """Whether the run recorded the values of an earlier form of the check: the check reads
+    values the run did not record, or its code (`source`, as this build ran it) differs from
+    the code the run recorded."""
+    if not recorded:
+        return False
+    if source is not None and recorded.get("check_source", source) != source:
+        return True
+    if recorded["expected"] is None or not checked:
         return False
     return not set(checked) <= set(recorded["expected"])
 
@@ -126,25 +132,32 @@ class _Said:
     evidence: str
 
 
-def status_there(claim: Claim, run: RecordedRun, checked: list[str] | None = None) -> There:
+def status_there(
+    claim: Claim, run: RecordedRun, checked: list[str] | None = None, source: str | None = None
+) -> There:
     """`claim` judged as it is now on what `run` recorded (no status if its values changed
-    since: `checked`, the names its check reads now)."""
+    since: `checked`, the names its check reads now; `source`, its check's code now)."""
     recorded = run.verdicts.get(claim.id)
     verdict = _judged(claim, recorded, run, run.platform, checked)
     if verdict is None:
         evidence = recorded["evidence"] if recorded else "not recorded on this backend"
         return There(None, evidence)
-    return There(str(verdict.status), verdict.evidence, partial=_partial(recorded, checked))
+    partial = _partial(recorded, checked, source)
+    return There(str(verdict.status), verdict.evidence, partial=partial)
 
 
 def cause_there(
-    claim: Claim, run: RecordedRun, here: str, checked: list[str] | None = None
+    claim: Claim,
+    run: RecordedRun,
+    here: str,
+    checked: list[str] | None = None,
+    source: str | None = None,
 ) -> There:
     """`status_there`, with why it reads otherwise than `here` (this build's status) or
     holds only by the device's own expectation: a fact of the CPU; the device (its
     expectation's reason, or the same JAX on the run's own CPU agreeing with this build); or
     the release (that CPU doing as the device did)."""
-    there = status_there(claim, run, checked)
+    there = status_there(claim, run, checked, source)
     if there.status is None:
         return there
     part = {"partial": there.partial}

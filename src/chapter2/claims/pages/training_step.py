@@ -174,7 +174,7 @@ def _aliases() -> Observation:
     memory = donating.lower(state, grads).compile().memory_analysis()
     state_bytes = sum(leaf.size * leaf.dtype.itemsize for leaf in jax.tree.leaves(state))
     # The state as the device stores it: the arguments of a program that only takes it.
-    taking = jax.jit(lambda s: None, keep_unused=True).lower(state).compile()
+    taking = jax.jit(lambda _state: None, keep_unused=True).lower(state).compile()
     stored = taking.memory_analysis().argument_size_in_bytes
     padded = f" ({stored:,} as the device stores them)" if stored != state_bytes else ""
     return Observation(
