@@ -188,19 +188,57 @@ def test_remat_changes_no_loss_or_gradient():
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-7)
 
 
-def test_multisteps_equals_the_large_batch_and_the_check_catches_a_wrong_one(quick_record):
-    """The CPU config's accumulation, k = 4 micro-batches of 2 (compiled by the record)."""
-    found = quick_record["accumulation"]
-    assert (found["k"], found["micro_batch"]) == (4, 2)
+def test_multisteps_equals_the_large_batch_and_the_check_catches_a_wrong_one(
+    quick_record, monkeypatch
+):
+    """The CPU config's accumulation with the page's AdamW: k = 4 micro-batches of 2, three
+    updates (compiled by the record); then an optimizer that ignores `accumulate`."""
+    found = quick_record["multisteps"]
+    assert (found["k"], found["micro_batch"], found["updates"]) == (4, 2, tn.ACCUMULATED_UPDATES)
     assert found["within_tolerance"]
+    assert found["relative_difference"] == pytest.approx(found["distance"] / found["moved"])
     assert found["relative_difference"] < tn.ACCUMULATION_TOLERANCE
-    rows = next(tf.batches(dataclasses.replace(tf.CPU, batch=2 * tf.CPU.batch), seed=5))
-    large, other = rows[: tf.CPU.batch], rows[tf.CPU.batch :]
-    same = tn.accumulation_gap(tf.CPU, large.reshape(4, 2, -1), large)
-    assert same["relative_difference"] < tn.ACCUMULATION_TOLERANCE
-    # Micro-batches of other examples than the large batch's: the check must see it.
-    wrong = tn.accumulation_gap(tf.CPU, other.reshape(4, 2, -1), large)
+    assert found["moved"] > 0  # the warmup's later updates moved the parameters
+    assert found["moved_before_a_groups_last_batch"] == 0.0
+    # An accumulation that updates at every micro-batch: the check must see it.
+    plain = tf.make_optimizer
+    every_batch = lambda config: plain(dataclasses.replace(config, accumulate=1))  # noqa: E731
+    monkeypatch.setattr(tf, "make_optimizer", every_batch)  # in make_step
+    monkeypatch.setattr(tn, "make_optimizer", every_batch)  # the state it starts from
+    tf.make_step.cache_clear()
+    try:
+        rows = tn.token_rows(tf.CPU, 3 * tf.CPU.batch, seed=6).reshape(3, tf.CPU.batch, -1)
+        wrong = tn.multisteps_gap(tf.CPU, 4, rows)
+    finally:
+        tf.make_step.cache_clear()  # no step of the wrong optimizer outlives the test
     assert wrong["relative_difference"] > 100 * tn.ACCUMULATION_TOLERANCE
+    assert wrong["moved_before_a_groups_last_batch"] > 0
+
+
+def test_multisteps_cost_compares_the_same_tokens_per_update(quick_record):
+    cost = quick_record["multisteps"]["cost"]
+    k = quick_record["multisteps"]["k"]
+    assert cost["micro_batch"] * k == cost["batch"]
+    held = cost["held_at_once"]
+    assert held == {n: tn.held_at_once(m) for n, m in cost["memory_bytes"].items()}
+    assert held["accumulated"] < held["whole batch"]  # a quarter of the activations
+    per_call = cost["seconds_per_call"]
+    assert cost["seconds_per_update"] == {
+        "whole batch": per_call["whole batch"],
+        "accumulated": k * per_call["accumulated"],
+    }
+
+
+def test_precision_seeds_start_from_their_own_parameters(quick_record):
+    seeds = quick_record["precision_seeds"]
+    assert set(seeds["seeds"]) == {str(s) for s in tn.PRECISION_SEEDS}
+    first = [run["losses"]["float32"][0] for run in seeds["seeds"].values()]
+    reference = quick_record["mixed_precision"]["variants"]["float32"]["losses"][0]
+    assert len({*first, reference}) == 3  # other starts, other batches: other first losses
+    for run in seeds["seeds"].values():
+        final = run["final_loss"]
+        assert run["difference"] == pytest.approx(abs(final["bfloat16"] - final["float32"]))
+        assert all(len(losses) == seeds["steps"] for losses in run["losses"].values())
 
 
 def test_flops_per_step_against_a_hand_count():
@@ -417,18 +455,24 @@ SECTION_KEYS = {
         "step_seconds",
         "saved_residuals_one_layer",
     },
-    "accumulation": {
+    "multisteps": {
         "k",
         "micro_batch",
-        "largest_difference",
-        "largest_update",
+        "updates",
+        "distance",
+        "moved",
         "relative_difference",
+        "largest_difference",
+        "largest_move",
+        "moved_before_a_groups_last_batch",
         "optimizer",
         "precision",
         "tolerance",
         "within_tolerance",
+        "cost",
     },
     "step_ops": {"unreadable"},  # the CPU's trace has no device lane
+    "precision_seeds": {"steps", "seeds", "tolerance", "final_loss_is", "batches_seed"},
 }
 
 

@@ -56,7 +56,9 @@ TRACED_STEPS = 5
 LOSS_TOLERANCE = 0.1  # nats: final losses of two precisions that differ less agree
 LAST = 10  # a run's final loss: the mean of its last LAST losses
 WELL_BELOW = 0.6  # the loss fell well below ln(vocab): final loss < WELL_BELOW * ln(vocab)
-ACCUMULATION_TOLERANCE = 1e-4  # largest parameter difference over largest update, float32
+ACCUMULATION_TOLERANCE = 1e-4  # parameters' distance apart over their move, float32
+ACCUMULATED_UPDATES = 3  # updates compared: the warmup's first has a learning rate of 0
+PRECISION_SEEDS = (1, 2)  # starts of bfloat16 against float32 besides mixed_precision's 0
 DEVICE_PROCESS, MODULES_THREAD = "/device:TPU:0", "XLA Modules"
 OPS_THREAD = "XLA Ops"  # the lane of a device's process that holds each instruction it ran
 TOP_OPS = 12  # the instructions a step's summary names, longest first
@@ -580,12 +582,14 @@ def step_ops(loops: Loops) -> dict:
     return summary
 
 
-def _run_steps(config: Config, step, batches_: list[np.ndarray], precision: str | None) -> dict:
-    """`len(batches_)` steps of the donated `step` from the same start: the compile apart,
-    the steps timed as a loop that fetches losses late."""
+def _run_steps(
+    config: Config, step, batches_: list[np.ndarray], precision: str | None, seed: int = 0
+) -> dict:
+    """`len(batches_)` steps of the donated `step` from the start of `seed`: the compile
+    apart, the steps timed as a loop that fetches losses late."""
     context = jax.default_matmul_precision(precision) if precision else contextlib.nullcontext()
     with context:
-        state = fresh_state(config)
+        state = fresh_state(config, seed)
         compiled = step.lower(state, batches_[0]).compile()
         state, first = compiled(state, jax.device_put(batches_[0]))
         losses = [float(first)]
@@ -757,66 +761,124 @@ def batch_fits(loops: Loops, say, limit: int | None = None) -> dict:
     return out
 
 
-def _accumulation_steps(config: Config, k: int):
-    """A jitted micro-step of optax.MultiSteps over k micro-batches, and a jitted step on
-    one large batch, both with SGD at learning rate 1 (the update is minus the gradient)."""
-    sgd = optax.sgd(1.0)
-    multi = optax.MultiSteps(sgd, every_k_schedule=k)
-    grad = jax.grad(loss_fn)
-
-    @jax.jit
-    def micro_step(params, opt_state, tokens):
-        updates, opt_state = multi.update(grad(params, tokens, config), opt_state, params)
-        return optax.apply_updates(params, updates), opt_state
-
-    @jax.jit
-    def large_step(params, tokens):
-        updates, _ = sgd.update(grad(params, tokens, config), sgd.init(params), params)
-        return optax.apply_updates(params, updates)
-
-    return multi, micro_step, large_step
+def _norm(tree) -> float:
+    """The Euclidean norm of every leaf of `tree` together."""
+    return math.sqrt(sum(float(jnp.sum(jnp.square(leaf))) for leaf in jax.tree.leaves(tree)))
 
 
-def accumulation_gap(config: Config, micro: np.ndarray, large: np.ndarray) -> dict:
-    """optax.MultiSteps over the micro-batches `micro` (k, b, seq + 1) against one step on
-    `large` (k*b, seq + 1), both with SGD (linear in the gradient) in float32 at the highest
-    matmul precision: the largest difference of the updated parameters, over the largest
-    update."""
-    config = dataclasses.replace(config, bf16=False, remat=False)
-    multi, micro_step, large_step = _accumulation_steps(config, len(micro))
+def _largest(tree) -> float:
+    return max(float(jnp.max(jnp.abs(leaf))) for leaf in jax.tree.leaves(tree))
+
+
+def multisteps_gap(config: Config, k: int, large: np.ndarray) -> dict:
+    """The page's step with `accumulate=k` (AdamW inside optax.MultiSteps) over the k
+    micro-batches of each batch of `large` (updates, k * b, seq + 1), against the page's step
+    on each whole batch, from the same start, in float32 at the highest matmul precision:
+    how far apart the parameters end, over how far the large batches moved them (Euclidean
+    norms of every parameter together, and largest entries), and the largest move of a
+    parameter by a micro-batch before a group's last (MultiSteps' update is zero there)."""
+    exact = dataclasses.replace(config, bf16=False, remat=False, donate=False, accumulate=1)
+    grouped = dataclasses.replace(exact, accumulate=k)
     with jax.default_matmul_precision("highest"):
-        start, _ = fresh_state(config)
-        params, opt_state = start, multi.init(start)
-        for tokens in micro:
-            params, opt_state = micro_step(params, opt_state, tokens)
-        once = large_step(start, large)
-        difference = max(
-            float(jnp.max(jnp.abs(a - b)))
-            for a, b in zip(jax.tree.leaves(params), jax.tree.leaves(once), strict=True)
-        )
-        update = max(
-            float(jnp.max(jnp.abs(a - b)))
-            for a, b in zip(jax.tree.leaves(once), jax.tree.leaves(start), strict=True)
-        )
+        start = init(exact, jax.random.key(0))
+        state = (start, make_optimizer(exact).init(start))
+        for batch in large:
+            state, _ = make_step(exact)(state, batch)
+        whole = state[0]
+        state, early = (start, make_optimizer(grouped).init(start)), 0.0
+        for batch in large:
+            for i, part in enumerate(batch.reshape(k, len(batch) // k, -1)):
+                before = state[0]
+                state, _ = make_step(grouped)(state, part)
+                if i < k - 1:
+                    early = max(early, _largest(jax.tree.map(jnp.subtract, state[0], before)))
+        accumulated = state[0]
+    apart = jax.tree.map(jnp.subtract, accumulated, whole)
+    moved = jax.tree.map(jnp.subtract, whole, start)
     return {
-        "k": len(micro),
-        "micro_batch": int(micro.shape[1]),
-        "largest_difference": difference,
-        "largest_update": update,
-        "relative_difference": difference / update,
+        "k": k,
+        "micro_batch": int(large.shape[1]) // k,
+        "updates": len(large),
+        "distance": _norm(apart),
+        "moved": _norm(moved),
+        "relative_difference": _norm(apart) / _norm(moved),
+        "largest_difference": _largest(apart),
+        "largest_move": _largest(moved),
+        "moved_before_a_groups_last_batch": early,
     }
 
 
-def accumulation(config: Config, plan: Plan) -> dict:
-    k = plan.accumulation_k
-    large = token_rows(config, config.batch, seed=6)
-    micro = large.reshape(k, config.batch // k, -1)
-    found = accumulation_gap(config, micro, large)
+def multisteps_cost(loops: Loops, plan: Plan) -> dict:
+    """In the config the device ran (bfloat16, donated): the page's step with `accumulate=k`
+    on batches of batch / k against the step on whole batches: the memory each holds at once
+    by its memory analysis, and its time per update (k micro-steps, timed in turns)."""
+    config, k = loops.config, plan.accumulation_k
+    grouped = dataclasses.replace(config, accumulate=k)
+    tokens = token_rows(config, config.batch, seed=6)
+    memory, steppers = {}, {}
+    for name, variant, rows in (
+        ("whole batch", config, tokens),
+        ("accumulated", grouped, tokens[: config.batch // k]),
+    ):
+        state, batch = fresh_state(variant), jax.device_put(rows)
+        compiled = make_step(variant).lower(state, batch).compile()
+        memory[name] = _memory(compiled)
+        steppers[name] = (_stepper(compiled, state, batch), ())
+        del state
+    timed = bench_together(steppers, n=plan.bench_rounds, budget=plan.bench_budget / 2)
+    per_update = {"whole batch": 1, "accumulated": k}
+    return {
+        "batch": config.batch,
+        "micro_batch": config.batch // k,
+        "memory_bytes": memory,
+        "held_at_once": {name: held_at_once(m) for name, m in memory.items()},
+        "seconds_per_call": {name: t.median for name, t in timed.items()},
+        "call_seconds": {name: list(t.times) for name, t in timed.items()},
+        "seconds_per_update": {name: timed[name].median * n for name, n in per_update.items()},
+    }
+
+
+def multisteps(loops: Loops, plan: Plan) -> dict:
+    """The page's gradient accumulation: exact against the large batch (`multisteps_gap`,
+    ACCUMULATED_UPDATES updates of the config's batch), and what it costs
+    (`multisteps_cost`)."""
+    config, k = loops.config, plan.accumulation_k
+    rows = token_rows(config, config.batch * ACCUMULATED_UPDATES, seed=6)
+    found = multisteps_gap(config, k, rows.reshape(ACCUMULATED_UPDATES, config.batch, -1))
     return found | {
-        "optimizer": "optax.sgd(1.0) inside optax.MultiSteps",
+        "optimizer": "the page's make_optimizer: AdamW after a warmup, clipped, in MultiSteps",
         "precision": "float32, jax.default_matmul_precision('highest')",
         "tolerance": ACCUMULATION_TOLERANCE,
         "within_tolerance": found["relative_difference"] <= ACCUMULATION_TOLERANCE,
+        "cost": multisteps_cost(loops, plan),
+    }
+
+
+def precision_seeds(loops: Loops, plan: Plan, say) -> dict:
+    """bfloat16 against float32 at the default precision from other starts than
+    `mixed_precision`'s: for each seed of PRECISION_SEEDS, fresh parameters from it and
+    batches of its own, `plan.precision_steps` steps each."""
+    config, out = loops.config, {}
+    for seed in PRECISION_SEEDS:
+        data = batches(config, seed=100 + seed)
+        same = [next(data) for _ in range(plan.precision_steps)]
+        runs = {}
+        for name, bf16 in (("bfloat16", True), ("float32", False)):
+            variant = dataclasses.replace(config, bf16=bf16, donate=True)
+            runs[name] = _run_steps(variant, make_step(variant), same, None, seed=seed)
+            say(f"precision seed {seed}: {name}: final loss {runs[name]['final_loss']:.3f}")
+        out[str(seed)] = {
+            "final_loss": {name: run["final_loss"] for name, run in runs.items()},
+            "losses": {name: run["losses"] for name, run in runs.items()},
+            "seconds_per_step": {name: run["seconds_per_step"] for name, run in runs.items()},
+            "difference": abs(runs["bfloat16"]["final_loss"] - runs["float32"]["final_loss"]),
+        }
+    return {
+        "steps": plan.precision_steps,
+        "seeds": out,
+        "tolerance": LOSS_TOLERANCE,
+        "final_loss_is": f"the mean of the last {LAST} losses",
+        "batches_seed": "100 + the seed",
     }
 
 
@@ -838,8 +900,9 @@ SECTIONS = (
     "traces",
     "mixed_precision",
     "remat",
-    "accumulation",
+    "multisteps",
     "step_ops",
+    "precision_seeds",
 )
 
 
@@ -874,8 +937,9 @@ def record(
         "traces": lambda: traced_idle(loops),
         "mixed_precision": lambda: mixed_precision(loops, plan, say),
         "remat": lambda: remat(loops, plan),
-        "accumulation": lambda: accumulation(config, plan),
+        "multisteps": lambda: multisteps(loops, plan),
         "step_ops": lambda: step_ops(loops),
+        "precision_seeds": lambda: precision_seeds(loops, plan, say),
     }
     for name, section in sections.items():
         if only and name not in only:
