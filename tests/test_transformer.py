@@ -239,6 +239,13 @@ def test_precision_seeds_start_from_their_own_parameters(quick_record):
         final = run["final_loss"]
         assert run["difference"] == pytest.approx(abs(final["bfloat16"] - final["float32"]))
         assert all(len(losses) == seeds["steps"] for losses in run["losses"].values())
+    longer = quick_record["precision_long"]
+    assert longer["steps"] == tn.PRECISION_LONG["times"] * seeds["steps"]
+    for seed in map(str, tn.PRECISION_LONG["seeds"]):  # the same start, run further
+        shorter, run = seeds["seeds"][seed]["losses"], longer["seeds"][seed]["losses"]
+        assert {name: losses[:3] for name, losses in run.items()} == {
+            name: losses[:3] for name, losses in shorter.items()
+        }
 
 
 def test_flops_per_step_against_a_hand_count():
@@ -473,6 +480,7 @@ SECTION_KEYS = {
     },
     "step_ops": {"unreadable"},  # the CPU's trace has no device lane
     "precision_seeds": {"steps", "seeds", "tolerance", "final_loss_is", "batches_seed"},
+    "precision_long": {"steps", "seeds", "tolerance", "final_loss_is", "batches_seed"},
 }
 
 

@@ -59,6 +59,9 @@ WELL_BELOW = 0.6  # the loss fell well below ln(vocab): final loss < WELL_BELOW 
 ACCUMULATION_TOLERANCE = 1e-4  # parameters' distance apart over their move, float32
 ACCUMULATED_UPDATES = 3  # updates compared: the warmup's first has a learning rate of 0
 PRECISION_SEEDS = (1, 2)  # starts of bfloat16 against float32 besides mixed_precision's 0
+# The start from which bfloat16 had not left the plateau after 120 steps on the TPU (call 6),
+# run four times as long: did it leave later, or not at all?
+PRECISION_LONG = {"seeds": (2,), "times": 4}
 DEVICE_PROCESS, MODULES_THREAD = "/device:TPU:0", "XLA Modules"
 OPS_THREAD = "XLA Ops"  # the lane of a device's process that holds each instruction it ran
 TOP_OPS = 12  # the instructions a step's summary names, longest first
@@ -854,14 +857,16 @@ def multisteps(loops: Loops, plan: Plan) -> dict:
     }
 
 
-def precision_seeds(loops: Loops, plan: Plan, say) -> dict:
+def precision_seeds(
+    loops: Loops, plan: Plan, say, seeds=PRECISION_SEEDS, steps: int | None = None
+) -> dict:
     """bfloat16 against float32 at the default precision from other starts than
-    `mixed_precision`'s: for each seed of PRECISION_SEEDS, fresh parameters from it and
-    batches of its own, `plan.precision_steps` steps each."""
-    config, out = loops.config, {}
-    for seed in PRECISION_SEEDS:
+    `mixed_precision`'s: for each of `seeds`, fresh parameters from it and batches of its
+    own, `steps` steps each (`plan.precision_steps` by default)."""
+    config, out, steps = loops.config, {}, steps or plan.precision_steps
+    for seed in seeds:
         data = batches(config, seed=100 + seed)
-        same = [next(data) for _ in range(plan.precision_steps)]
+        same = [next(data) for _ in range(steps)]
         runs = {}
         for name, bf16 in (("bfloat16", True), ("float32", False)):
             variant = dataclasses.replace(config, bf16=bf16, donate=True)
@@ -874,7 +879,7 @@ def precision_seeds(loops: Loops, plan: Plan, say) -> dict:
             "difference": abs(runs["bfloat16"]["final_loss"] - runs["float32"]["final_loss"]),
         }
     return {
-        "steps": plan.precision_steps,
+        "steps": steps,
         "seeds": out,
         "tolerance": LOSS_TOLERANCE,
         "final_loss_is": f"the mean of the last {LAST} losses",
@@ -903,6 +908,7 @@ SECTIONS = (
     "multisteps",
     "step_ops",
     "precision_seeds",
+    "precision_long",
 )
 
 
@@ -940,6 +946,13 @@ def record(
         "multisteps": lambda: multisteps(loops, plan),
         "step_ops": lambda: step_ops(loops),
         "precision_seeds": lambda: precision_seeds(loops, plan, say),
+        "precision_long": lambda: precision_seeds(
+            loops,
+            plan,
+            say,
+            PRECISION_LONG["seeds"],
+            PRECISION_LONG["times"] * plan.precision_steps,
+        ),
     }
     for name, section in sections.items():
         if only and name not in only:
