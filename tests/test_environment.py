@@ -10,6 +10,7 @@ from chapter2.environment import (
     cpus,
     environment,
     last_level_cache,
+    transparent_hugepages,
     xla_cores,
 )
 from chapter2.releases import baseline_jax, release_key
@@ -66,3 +67,14 @@ def test_bfloat16_flags_are_read_from_the_cpus_flags_or_not_at_all(tmp_path):
     info.write_text("model name\t: X\n")  # no flags line
     assert bfloat16_flags(info) is None
     assert bfloat16_flags(tmp_path / "absent") is None
+
+
+def test_the_transparent_hugepage_mode_is_the_bracketed_word_or_none(tmp_path):
+    setting = tmp_path / "enabled"
+    setting.write_text("always [madvise] never\n")
+    assert transparent_hugepages(setting) == "madvise"
+    setting.write_text("[always] madvise never\n")
+    assert transparent_hugepages(setting) == "always"
+    setting.write_text("always madvise never\n")
+    assert transparent_hugepages(setting) is None
+    assert transparent_hugepages(tmp_path / "nothing-here") is None

@@ -49,6 +49,18 @@ def last_level_cache(caches: Path = SYSFS_CACHES) -> int | None:
     return found[max(found)] if found else None
 
 
+THP_SETTING = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+
+
+def transparent_hugepages(setting: Path = THP_SETTING) -> str | None:
+    """Linux's transparent hugepage mode ("always", "madvise" or "never": the one sysfs
+    brackets), a setting of the kernel, not a fact a measurement could give; None elsewhere."""
+    if not setting.exists():
+        return None
+    chosen = [word[1:-1] for word in setting.read_text().split() if word.startswith("[")]
+    return chosen[0] if chosen else None
+
+
 def xla_cores() -> int:
     """The cores this process may run on, which XLA's CPU thread pool uses."""
     affinity = getattr(os, "sched_getaffinity", None)
