@@ -237,10 +237,44 @@ def test_a_device_expectation_the_book_dropped_is_judged_by_the_statements_value
 
 
 def test_a_tpu_difference_without_an_expectation_is_the_device_where_its_cpu_held():
-    there = cause_there(ALL["cost-analysis-is-an-estimate"], TPU, "holds")
+    """As call 5 recorded it, before the check knew the TPU refuses: the check raised on the
+    chip, and held on the CPU beside it."""
+    claim = dataclasses.replace(ALL["cost-analysis-is-an-estimate"], expected_on={})
+    said = "the check raised JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory on HBM"
+    raised = {**TPU.verdicts[claim.id], "status": "drifted", "expected": None}
+    raised |= {"observed": None, "evidence": said, "expected_on": {}}
+    held = {**TPU.host_verdicts[claim.id], "status": "holds"}
+    run = dataclasses.replace(
+        TPU,
+        verdicts={**TPU.verdicts, claim.id: raised},
+        host_verdicts={**TPU.host_verdicts, claim.id: held},
+    )
+    there = cause_there(claim, run, "holds")
     assert (there.status, there.cause) == ("drifted", Cause.DEVICE)
     assert "RESOURCE_EXHAUSTED" in there.evidence
-    assert TPU.host_verdicts["cost-analysis-is-an-estimate"]["status"] == "holds"
+
+
+def test_a_product_too_large_to_compile_is_counted_from_its_lowered_program(monkeypatch):
+    """Where the compiler refuses for memory (the TPU's does), the check says so and reads
+    the lowered program's cost analysis; any other error is the check's own."""
+    compile_ = jax.stages.Lowered.compile
+
+    def refuse(self, *args, **kwargs):
+        msg = "RESOURCE_EXHAUSTED: Ran out of memory on HBM"
+        raise RuntimeError(msg)
+
+    monkeypatch.setattr(jax.stages.Lowered, "compile", refuse)
+    found = evaluate("cost-analysis-is-an-estimate").as_dict()
+    assert found["observed"] == {
+        "compiles from shapes alone": False,
+        "flops / 2n³": 1.0,
+        "bytes accessed / 3 arrays of 4n² bytes": 1.0,
+    }
+    assert found["status"] == "drifted"  # on this CPU, the statement says it compiles
+    monkeypatch.setattr(jax.stages.Lowered, "compile", lambda *a, **k: 1 / 0)
+    assert evaluate("cost-analysis-is-an-estimate").as_dict()["status"] == "drifted"
+    monkeypatch.setattr(jax.stages.Lowered, "compile", compile_)
+    assert evaluate("cost-analysis-is-an-estimate").as_dict()["status"] == "holds"
 
 
 def test_the_second_process_claims_cannot_be_checked_on_one_tpu_chip():
