@@ -287,3 +287,18 @@ def test_a_fact_of_the_cpu_is_not_checked_on_the_tpu():
     there = cause_there(ALL["device-put-zero-copy"], TPU, "holds")
     assert (there.status, there.cause) == ("cannot check", Cause.CPU_ONLY)
     assert "accelerator's device_put" in there.reason
+
+
+def test_hbm_s_roof_is_the_fastest_rate_the_run_moved_bytes_through_it():
+    from chapter2.accelerator import device_roofs, hbm_rates, hbm_roof
+
+    rates = hbm_rates(TPU.numbers)
+    assert rates["stream"] == TPU.value("roofs/levels")[0]["bandwidth"]
+    summed = TPU.value("axis sums/268 MB")
+    fastest = summed["bytes accessed"]["axis=1"] / min(summed["times"]["axis=1"]["runs"])
+    assert rates["sum over axis=1"] == pytest.approx(fastest)
+    assert hbm_roof(TPU.numbers) == max(rates.values()) > rates["stream"]  # reading outran it
+    assert device_roofs(TPU.numbers).bandwidth == hbm_roof(TPU.numbers)
+    # a record without the sums (as `distances` builds one while recording): the stream alone
+    alone = {"roofs": TPU.value("roofs"), "layouts": TPU.value("layouts")}
+    assert hbm_roof(alone) == rates["stream"]

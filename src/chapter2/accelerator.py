@@ -149,11 +149,28 @@ def fastest_products(record: dict) -> dict[str, dict]:
     return found
 
 
+def hbm_rates(record: dict) -> dict[str, float]:
+    """How fast the record's programs moved bytes through HBM, each its fastest run: the
+    stream over the largest arrays, which reads two and writes one, and the sums of the
+    largest matrix, which only read (by XLA's count of their bytes)."""
+    rates = {"stream": record["roofs"]["levels"][0]["bandwidth"]}
+    largest = max(record.get("axis sums", {}).values(), key=lambda s: s["side"], default=None)
+    for axis in ("axis=1", "axis=0") if largest else ():
+        seconds = min(largest["times"][axis]["runs"])
+        rates[f"sum over {axis}"] = largest["bytes accessed"][axis] / seconds
+    return rates
+
+
+def hbm_roof(record: dict) -> float:
+    """HBM's roof: the fastest the record's programs moved bytes through it. A read-only sum
+    outruns the stream, which also writes; a roof that a program passes bounds nothing."""
+    return max(hbm_rates(record).values())
+
+
 def device_roofs(record: dict, product: str = "float32") -> Roofs:
     """The device's roofs from its record: the fastest run of the products named `product`
-    at any size recorded, and the fastest stream over the largest arrays (HBM's bandwidth)."""
-    level = record["roofs"]["levels"][0]
-    return Roofs(fastest_products(record)[product]["rate"], level["bandwidth"])
+    at any size recorded, and HBM's roof (`hbm_roof`)."""
+    return Roofs(fastest_products(record)[product]["rate"], hbm_roof(record))
 
 
 def layouts(quick: bool) -> dict:
