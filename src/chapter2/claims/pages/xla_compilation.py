@@ -13,7 +13,7 @@ import numpy as np
 
 from chapter2.cases.ynn import uses_ynn
 from chapter2.claims.backends import CPU_COMPILER_TEXT, YNN
-from chapter2.claims.registry import Observation, claim, counted, listed
+from chapter2.claims.registry import CannotCheck, Observation, claim, counted, listed
 from chapter2.compat import cost_analysis
 from chapter2.fresh import run_probe
 from chapter2.hlo import (
@@ -210,6 +210,12 @@ def _an_estimate() -> Observation:
         if "RESOURCE_EXHAUSTED" not in str(err):
             raise
         estimate, compiles = cost_analysis(lowered), False
+        if estimate is None:  # JAX 0.10.2's lowered program on a TPU
+            msg = (
+                "the compiler refuses these 40 GB arrays for want of the device's memory, and "
+                "this JAX gives no cost analysis of the lowered program there"
+            )
+            raise CannotCheck(msg) from err
     flops = round(estimate["flops"] / (2 * n**3), 6)
     traffic = round(estimate["bytes accessed"] / (3 * 4 * n**2), 6)
     how = "Compiled again" if compiles else "Lowered again, its compilation refused"
