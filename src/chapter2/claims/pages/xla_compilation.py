@@ -194,8 +194,8 @@ def _cost_analysis() -> Observation:
             {"compiles from shapes alone": False},
             (
                 "XLA's TPU compiler holds a program's buffers to the chip's memory as it "
-                "compiles, and these 40 GB arrays do not fit: it refuses; the lowered "
-                "program's cost analysis, made without compiling, gives the counts"
+                "compiles, and these 40 GB arrays do not fit: it refuses, and the counts "
+                "come from the lowered program's cost analysis, where JAX gives one"
             ),
         )
     },
