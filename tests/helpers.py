@@ -11,6 +11,10 @@ from book import build as book_build
 from conftest import ROOT
 from static_host import serving  # noqa: F401 - the one test server (tools/ is on the path)
 
+from chapter2.releases import baseline_jax
+
+BASELINE = baseline_jax()  # the release the book is written against, read from the pin
+
 FRONT_MATTER = """---
 jupytext:
   text_representation:
@@ -128,7 +132,7 @@ def make_site(tmp_path: Path) -> Path:
     (baseline / "drift-report.md").write_text("# Drift\n\n```{drift-report}\n```\n")
     older = tmp_path / "older" / "docs"
     shutil.copytree(baseline, older)
-    versions = {"BOOK_SITE_VERSIONS": "0.12.0.1 0.10.2"}
+    versions = {"BOOK_SITE_VERSIONS": f"{BASELINE} 0.10.2"}
     assert build(baseline, **versions).returncode == 0
     claims = _claims_json("0.10.2", "drifted")
     (tmp_path / "claims.json").write_text(json.dumps(claims))
@@ -140,6 +144,6 @@ def make_site(tmp_path: Path) -> Path:
     }
     build(older, **env)
     site = tmp_path / "site"
-    builds = {"0.12.0.1": baseline / "_build/html", "0.10.2": older / "_build/html"}
-    assemble(site, builds, "0.12.0.1")
+    builds = {BASELINE: baseline / "_build/html", "0.10.2": older / "_build/html"}
+    assemble(site, builds, BASELINE)
     return site

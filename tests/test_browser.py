@@ -21,7 +21,7 @@ import nbformat
 import pytest
 from book.record import read_record
 from conftest import CHAPTER, DOCS, HTML, PAGES, READING_ORDER, toctree
-from helpers import make_site, serving
+from helpers import BASELINE, make_site, serving
 from static_host import served_size
 
 SCREENSHOTS = HTML.parent / "screenshots"
@@ -622,19 +622,19 @@ def test_a_reader_switches_versions_offline_and_sees_what_drifted(browser, tmp_p
     # The files first: each release in its folder, its banner and report from one record.
     switcher = json.loads((site / "switcher.json").read_text())
     assert [(e["name"], e["url"]) for e in switcher] == [
-        ("JAX 0.12.0.1 (baseline)", "/"),
+        (f"JAX {BASELINE} (baseline)", "/"),
         ("JAX 0.10.2", "/jax-0.10.2/"),
     ]
     assert (site / "index.html").exists()  # the baseline's own, at the site's root
-    assert not (site / "jax-0.12.0.1").exists()
+    assert not (site / f"jax-{BASELINE}").exists()
     baseline = (site / "page.html").read_text()
     older = (site / "jax-0.10.2" / "page.html").read_text()
     assert "drift-banner" not in baseline
-    assert "theme_switcher_version_match = '0.12.0.1'" in baseline
+    assert f"theme_switcher_version_match = '{BASELINE}'" in baseline
     assert "theme_switcher_version_match = '0.10.2'" in older
     banner = re.search(r'<div class="drift-banner[^"]*"[^>]*>(.*?)</div>', older, re.S)[1]
     text = re.sub(r"<[^>]+>", "", banner)
-    assert "built with JAX 0.10.2, not the baseline JAX 0.12.0.1" in text
+    assert f"built with JAX 0.10.2, not the baseline JAX {BASELINE}" in text
     assert "Under it, 1 claim of the 1 this page shows no longer holds (marked ✗)" in text
     assert 'href="drift-report.html"' in banner
     assert "claim-drifted" in older
@@ -658,7 +658,7 @@ def test_a_reader_switches_versions_offline_and_sees_what_drifted(browser, tmp_p
         page.goto(f"{url}/page.html", wait_until="networkidle")
         assert page.locator("#drift-banner").count() == 0
         button = page.locator(".version-switcher__button").first
-        assert button.inner_text().strip() == "JAX 0.12.0.1 (baseline)"
+        assert button.inner_text().strip() == f"JAX {BASELINE} (baseline)"
         button.click()
         with page.expect_navigation(wait_until="networkidle"):
             page.get_by_role("option", name="JAX 0.10.2").first.click()

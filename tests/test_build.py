@@ -11,7 +11,7 @@ from book.cache import opened
 from book.record import AFTER_A_FAILURE, failing_cells, read_record
 from bs4 import BeautifulSoup
 from conftest import ROOT
-from helpers import FRONT_MATTER, build, last_lines, make_book
+from helpers import BASELINE, FRONT_MATTER, build, last_lines, make_book
 
 pytestmark = pytest.mark.slow
 
@@ -374,7 +374,7 @@ def test_the_drift_reports_page_links_the_builds_a_later_site_build_names(tmp_pa
     page = docs / "_build" / "html" / "drift-report.html"
     assert build(docs).returncode == 0
     assert "in that build" not in page.read_text()
-    assert build(docs, BOOK_SITE_VERSIONS="0.12.0.1 0.10.2").returncode == 0
+    assert build(docs, BOOK_SITE_VERSIONS=f"{BASELINE} 0.10.2").returncode == 0
     links = BeautifulSoup(page.read_text(), "html.parser").select("article a[href]")
     assert {a.get_text(): a["href"] for a in links}[
         "in that build"

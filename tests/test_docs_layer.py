@@ -12,6 +12,7 @@ from conftest import DOCS, ROOT, directives, myst_tokens
 from docutils import nodes
 from docutils.core import publish_doctree
 from docutils.utils.math import MathError
+from helpers import BASELINE
 from myst_parser.parsers.docutils_ import Parser
 from sphinx.directives.code import LiteralInclude
 from sphinx.util.nodes import split_explicit_title
@@ -24,7 +25,7 @@ VERDICT = {
     "kind": "observed",
     "warning": False,
     "status": "differs here",
-    "jax": "0.12.0.1",
+    "jax": BASELINE,
     "jaxlib": "0.12.0",
     "expected": {"files written": ["<host>.xplane.pb"], "ready": True},
     "observed": {"files written": ["<host>.xplane.pb"], "ready": False, "a*b": 2},
@@ -49,7 +50,7 @@ SAID = "Wrote a trace of `f` to a folder: 1 file, <host>.xplane.pb, and 2 a*b."
 def test_a_verdict_is_a_compact_mark_whose_panel_says_in_words_what_was_run():
     text = verdicts.verdict_markdown({**VERDICT, "said": SAID}, boxed=False)
     assert text.startswith(
-        "````{dropdown} ≠ not seen on this book's machine (JAX 0.12.0.1)\n"
+        f"````{{dropdown}} ≠ not seen on this book's machine (JAX {BASELINE})\n"
         ":class-container: claim-mark claim-differs-here\n"
     )
     assert r"Wrote a trace of `f` to a folder: 1 file, \<host\>.xplane.pb, and 2 a\*b." in text
@@ -61,13 +62,13 @@ def test_a_verdict_is_a_compact_mark_whose_panel_says_in_words_what_was_run():
 def test_a_mark_that_came_out_as_the_page_says_shows_its_symbol_alone():
     """Its words go to a screen reader only; a mark that needs the reader's eye keeps them."""
     for status, said in [
-        ("holds", "checked on JAX 0.12.0.1"),
-        ("as specified", "seen on this book's machine (JAX 0.12.0.1)"),
+        ("holds", f"checked on JAX {BASELINE}"),
+        ("as specified", f"seen on this book's machine (JAX {BASELINE})"),
     ]:
         text = verdicts.verdict_markdown({**VERDICT, "status": status}, boxed=False)
         assert text.startswith(f"````{{dropdown}} ✓ [{said}]{{.visually-hidden}}\n"), text
     drifted = verdicts.verdict_markdown({**VERDICT, "status": "drifted"}, boxed=False)
-    assert drifted.startswith("````{dropdown} ✗ not true on JAX 0.12.0.1\n")
+    assert drifted.startswith(f"````{{dropdown}} ✗ not true on JAX {BASELINE}\n")
 
 
 def test_a_panel_without_words_of_its_check_gives_its_values_in_words():
@@ -123,7 +124,7 @@ def test_the_page_of_checks_says_what_a_check_tests_and_what_its_statement_says_
 def test_a_warning_on_its_own_page_is_a_box_with_the_same_panel():
     boxed = verdicts.verdict_markdown({**VERDICT, "status": "holds"}, boxed=True)
     assert boxed.startswith("`````{container} claim-verdict claim-holds\n")
-    assert "**✓ checked on JAX 0.12.0.1**\n" in boxed
+    assert f"**✓ checked on JAX {BASELINE}**\n" in boxed
     assert "````{dropdown} What was run" in boxed
     assert verdicts.panel({**VERDICT, "status": "holds"}) in boxed
 
@@ -131,7 +132,7 @@ def test_a_warning_on_its_own_page_is_a_box_with_the_same_panel():
 def test_a_check_with_nothing_to_check_gives_its_reason():
     unchecked = {**VERDICT, "status": "cannot check", "expected": None, "observed": None}
     text = verdicts.verdict_markdown({**unchecked, "evidence": "no YNN fusion"}, boxed=False)
-    assert "{dropdown} ○ cannot be checked on JAX 0.12.0.1" in text
+    assert f"{{dropdown}} ○ cannot be checked on JAX {BASELINE}" in text
     assert "no YNN fusion" in text
 
 
@@ -143,7 +144,7 @@ def test_a_fact_of_another_backend_says_so_in_its_mark():
     text = verdicts.verdict_markdown(elsewhere, boxed=False)
     assert text.startswith("````{dropdown} ○ a fact of the CPU, not checked on GPU\n")
     at_home = verdicts.verdict_markdown({**elsewhere, "platform": "cpu"}, boxed=False)
-    assert at_home.startswith("````{dropdown} ○ cannot be checked on JAX 0.12.0.1\n")
+    assert at_home.startswith(f"````{{dropdown}} ○ cannot be checked on JAX {BASELINE}\n")
 
 
 def test_values_read_as_words():
@@ -493,12 +494,12 @@ def test_a_backend_note_says_whether_the_release_or_the_backend_made_the_differe
         path.write_text(json.dumps({"jax": release, "recorded": "today", "claims": claims}))
 
     record("0.11.2", "holds")
-    record("0.12.0.1", "holds")
-    assert release_or_backend(tmp_path, "c", "0.11.2", "0.12.0.1") is None
+    record(BASELINE, "holds")
+    assert release_or_backend(tmp_path, "c", "0.11.2", BASELINE) is None
     record("0.11.2", "drifted")
-    said = release_or_backend(tmp_path, "c", "0.11.2", "0.12.0.1")
+    said = release_or_backend(tmp_path, "c", "0.11.2", BASELINE)
     assert said.endswith("(holds): the release and the backend both differ")
-    assert "is not measured" in release_or_backend(tmp_path, "other", "0.11.2", "0.12.0.1")
+    assert "is not measured" in release_or_backend(tmp_path, "other", "0.11.2", BASELINE)
 
 
 def test_a_version_note_on_a_change_says_what_the_release_before_did_and_stands_apart():
