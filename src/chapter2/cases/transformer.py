@@ -29,7 +29,7 @@ class Config:
     lr: float  # AdamW's learning rate, reached after `warmup` steps
     warmup: int = 10
     # What an accelerator wants, each off by default:
-    bf16: bool = False  # products in bfloat16; master weights, AdamW, LN, softmax, loss float32
+    bf16: bool = False  # products on bf16 copies of every parameter; AdamW, softmax, loss f32
     remat: bool = False  # recompute each layer in the backward pass, saving only what the
     #                      policy dots_with_no_batch_dims_saveable keeps: the products with
     #                      the weights, not the attention's (they have batch dimensions)
