@@ -234,3 +234,15 @@ def test_a_call_that_never_settles_runs_untimed_at_most_settle_max_times(monkeyp
 
     bench_together({"slower": (slower_each_time, ())}, n=1)
     assert len(log) == WARM_UP[0] + timing.SETTLE_MAX + 1
+
+
+def test_a_calls_own_cost_is_far_below_a_product_and_above_nothing():
+    """The floor times a call that does no work to speak of: a 1000 x 1000 product, timed the
+    same way, takes far longer; and no call is free."""
+    import jax
+
+    floor = timing.call_floor(n=20)
+    x = jnp.ones((1000, 1000), jnp.float32)
+    product = timing.bench(jax.jit(jnp.matmul), x, x, n=5)
+    assert 0 < floor.median < product.median / 10
+    assert floor.n >= 5

@@ -159,6 +159,20 @@ def bench(f: Callable, *args, n: int = 20, budget: float = 2.0) -> BenchResult:
     return bench_together({"": (f, args)}, n, budget)[""]
 
 
+FLOOR_ELEMENTS = 4096  # v + 1 over these: past the CPU client's cheap rule, no work to speak of
+
+
+def call_floor(n: int = 50) -> BenchResult:
+    """A call's own cost, as `bench` times it: a jitted `v + 1` on FLOOR_ELEMENTS float32
+    values (too much work for XLA's CPU client to run it on the caller), dispatched and
+    waited for. A program timed near it was timed mostly as a call."""
+    import jax  # imported when first used
+    import jax.numpy as jnp
+
+    trivial = jax.jit(lambda v: v + 1)
+    return bench(trivial, jnp.ones(FLOOR_ELEMENTS, jnp.float32), n=n, budget=1.0)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """Timing `a` of `a_name` against timing `b` of `b_name`, with the sentence that says it."""
