@@ -208,7 +208,7 @@ def test_multisteps_equals_the_large_batch_and_the_check_catches_a_wrong_one(
     tf.make_step.cache_clear()
     try:
         rows = tn.token_rows(tf.CPU, 3 * tf.CPU.batch, seed=6).reshape(3, tf.CPU.batch, -1)
-        wrong = tn.multisteps_gap(tf.CPU, 4, rows)
+        wrong = tn.multisteps_gap(tf.CPU, 4, rows)  # the CPU config: compiled programs reused
     finally:
         tf.make_step.cache_clear()  # no step of the wrong optimizer outlives the test
     assert wrong["relative_difference"] > 100 * tn.ACCUMULATION_TOLERANCE
@@ -240,8 +240,8 @@ def test_precision_seeds_start_from_their_own_parameters(quick_record):
         assert run["difference"] == pytest.approx(abs(final["bfloat16"] - final["float32"]))
         assert all(len(losses) == seeds["steps"] for losses in run["losses"].values())
     longer = quick_record["precision_long"]
-    assert longer["steps"] == tn.PRECISION_LONG["times"] * seeds["steps"]
-    for seed in map(str, tn.PRECISION_LONG["seeds"]):  # the same start, run further
+    assert longer["steps"] == quick_record["plan"]["precision_long_times"] * seeds["steps"]
+    for seed in map(str, tn.PRECISION_LONG_SEEDS):  # the same start, run further
         shorter, run = seeds["seeds"][seed]["losses"], longer["seeds"][seed]["losses"]
         assert {name: losses[:3] for name, losses in run.items()} == {
             name: losses[:3] for name, losses in shorter.items()

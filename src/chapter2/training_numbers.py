@@ -60,8 +60,8 @@ ACCUMULATION_TOLERANCE = 1e-4  # parameters' distance apart over their move, flo
 ACCUMULATED_UPDATES = 3  # updates compared: the warmup's first has a learning rate of 0
 PRECISION_SEEDS = (1, 2)  # starts of bfloat16 against float32 besides mixed_precision's 0
 # The start from which bfloat16 had not left the plateau after 120 steps on the TPU (call 6),
-# run four times as long: did it leave later, or not at all?
-PRECISION_LONG = {"seeds": (2,), "times": 4}
+# run longer (Plan.precision_long_times): did it leave later, or not at all?
+PRECISION_LONG_SEEDS = (2,)
 DEVICE_PROCESS, MODULES_THREAD = "/device:TPU:0", "XLA Modules"
 OPS_THREAD = "XLA Ops"  # the lane of a device's process that holds each instruction it ran
 TOP_OPS = 12  # the instructions a step's summary names, longest first
@@ -76,12 +76,25 @@ class Plan:
     bench_budget: float  # seconds
     precision_steps: int
     accumulation_k: int
+    precision_long_times: int  # precision_long runs this many times precision_steps
 
 
 FULL = Plan(
-    full_batches=6, bench_rounds=13, bench_budget=15.0, precision_steps=120, accumulation_k=4
+    full_batches=6,
+    bench_rounds=13,
+    bench_budget=15.0,
+    precision_steps=120,
+    accumulation_k=4,
+    precision_long_times=4,
 )
-QUICK = Plan(full_batches=2, bench_rounds=3, bench_budget=0.5, precision_steps=60, accumulation_k=4)
+QUICK = Plan(
+    full_batches=2,
+    bench_rounds=3,
+    bench_budget=0.5,
+    precision_steps=60,
+    accumulation_k=4,
+    precision_long_times=2,
+)
 
 
 def _say(started: float, message: str) -> None:
@@ -947,11 +960,7 @@ def record(
         "step_ops": lambda: step_ops(loops),
         "precision_seeds": lambda: precision_seeds(loops, plan, say),
         "precision_long": lambda: precision_seeds(
-            loops,
-            plan,
-            say,
-            PRECISION_LONG["seeds"],
-            PRECISION_LONG["times"] * plan.precision_steps,
+            loops, plan, say, PRECISION_LONG_SEEDS, plan.precision_long_times * plan.precision_steps
         ),
     }
     for name, section in sections.items():
