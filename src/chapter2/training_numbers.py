@@ -664,6 +664,14 @@ def mixed_precision(loops: Loops, plan: Plan, say) -> dict:
     }
 
 
+def _ready_step(step, config: Config, batch):
+    """`step` compiled for a fresh state of `config` and `batch`, and a call that runs one
+    more donated step each time (`_stepper`)."""
+    state = fresh_state(config)
+    compiled = step.lower(state, batch).compile()
+    return compiled, _stepper(compiled, state, batch)
+
+
 def _stepper(compiled, state, batch):
     """A call that runs one more donated step each time, the state kept inside."""
     box = [state]
@@ -696,11 +704,9 @@ def remat(loops: Loops, plan: Plan) -> dict:
     memory, flops, steppers = {}, {}, {}
     with_remat = make_step(dataclasses.replace(config, remat=True, donate=True))
     for name, step in (("without", loops.step_donated), ("with", with_remat)):
-        state = fresh_state(config)
-        compiled = step.lower(state, batch).compile()
+        compiled, stepper = _ready_step(step, config, batch)
         memory[name], flops[name] = _memory(compiled), _flops(compiled)
-        steppers[name] = (_stepper(compiled, state, batch), ())
-        del state
+        steppers[name] = (stepper, ())
     timed = bench_together(steppers, n=plan.bench_rounds, budget=plan.bench_budget / 2)
     return {
         "policy": "jax.checkpoint_policies.dots_with_no_batch_dims_saveable",
@@ -796,12 +802,12 @@ def multisteps_gap(config: Config, k: int, large: np.ndarray) -> dict:
     exact = dataclasses.replace(config, bf16=False, remat=False, donate=False, accumulate=1)
     grouped = dataclasses.replace(exact, accumulate=k)
     with jax.default_matmul_precision("highest"):
-        start = init(exact, jax.random.key(0))
-        state = (start, make_optimizer(exact).init(start))
+        state = fresh_state(exact)
+        start = state[0]
         for batch in large:
             state, _ = make_step(exact)(state, batch)
         whole = state[0]
-        state, early = (start, make_optimizer(grouped).init(start)), 0.0
+        state, early = fresh_state(grouped), 0.0  # the same parameters: seed 0
         for batch in large:
             for i, part in enumerate(batch.reshape(k, len(batch) // k, -1)):
                 before = state[0]
@@ -836,11 +842,9 @@ def multisteps_cost(loops: Loops, plan: Plan) -> dict:
         ("whole batch", config, tokens),
         ("accumulated", grouped, tokens[: config.batch // k]),
     ):
-        state, batch = fresh_state(variant), jax.device_put(rows)
-        compiled = make_step(variant).lower(state, batch).compile()
+        compiled, stepper = _ready_step(make_step(variant), variant, jax.device_put(rows))
         memory[name] = _memory(compiled)
-        steppers[name] = (_stepper(compiled, state, batch), ())
-        del state
+        steppers[name] = (stepper, ())
     timed = bench_together(steppers, n=plan.bench_rounds, budget=plan.bench_budget / 2)
     per_update = {"whole batch": 1, "accumulated": k}
     return {
