@@ -159,3 +159,30 @@ def test_a_later_section_joins_a_run_whose_config_lacked_a_new_field(tmp_path):
     with pytest.raises(SystemExit, match=r"another configuration \(batch\)"):
         record_backend.unpack(other / "record.tar.gz", folder)
     assert {p.name: p.read_text() for p in folder.iterdir()} == before
+
+
+def test_a_section_recorded_anew_replaces_the_old_one_which_is_kept_beside_it(tmp_path):
+    run = {"device": "TPU", "jax": "0.10.2", "parts": {}, "files": {}, "recorded": "2026-12-06"}
+    run["host"] = None
+    config = {"batch": 8, "f32_params": []}  # a tuple default, as JSON writes it
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "run.json").write_text(json.dumps(run))
+    old = {"config": config, "loops": {"a": 1}, "fits": {"b": 1}}
+    (folder / "training.json").write_text(json.dumps(old))
+    later = tmp_path / "later"
+    later.mkdir()
+    files = {
+        "run.json": json.dumps({**run, "parts": {"training": "later"}}),
+        "training.json": json.dumps({"config": config, "fits": {"b": 2}}),
+    }
+    _archive(later / "record.tar.gz", files)
+    with pytest.raises(SystemExit, match="already holds the training of fits"):
+        record_backend.unpack(later / "record.tar.gz", folder)
+    record_backend.unpack(later / "record.tar.gz", folder, sections=["fits"])
+    kept = json.loads((folder / "training.json").read_text())
+    assert (kept["fits"], kept["recorded before"], kept["loops"]) == (
+        {"b": 2},
+        {"fits": {"b": 1}},
+        {"a": 1},
+    )

@@ -174,6 +174,36 @@ def test_bf16_and_float32_losses_agree(quick_record):
     assert all(len(run["losses"]) == mixed["steps"] for run in mixed["variants"].values())
 
 
+def test_bf16_copies_keep_the_named_parameters_in_float32():
+    params = tf.init(TINY, jax.random.key(0))
+    dtypes = jax.tree_util.tree_map_with_path(
+        lambda path, w: (jax.tree_util.keystr(path), w.dtype),
+        tf.bf16_copies(params, keep=("embed", "ln1")),
+    )
+    kept = {
+        name
+        for name, dtype in jax.tree.leaves(dtypes, is_leaf=lambda x: isinstance(x, tuple))
+        if dtype == jnp.float32
+    }
+    assert kept == {"['embed']", "['layers']['ln1']['bias']", "['layers']['ln1']['scale']"}
+    assert all(w.dtype == jnp.bfloat16 for w in jax.tree.leaves(tf.bf16_copies(params)))
+
+
+def test_the_kept_recipe_runs_from_the_other_recipes_starts(quick_record):
+    kept, mixed = quick_record["precision_kept"], quick_record["mixed_precision"]
+    seeds, longer = quick_record["precision_seeds"], quick_record["precision_long"]
+    assert kept["kept_float32"] == list(tn.KEPT_F32)
+    every = {"0": mixed["variants"]["bfloat16"]["losses"]}
+    every |= {seed: run["losses"]["bfloat16"] for seed, run in seeds["seeds"].items()}
+    every |= {seed: run["losses"]["bfloat16"] for seed, run in longer["seeds"].items()}
+    assert set(kept["seeds"]) == set(every)
+    for seed, run in kept["seeds"].items():
+        assert len(run["losses"]) == len(every[seed])
+        assert run["losses"][0] == pytest.approx(every[seed][0], abs=0.05)  # the same start
+        assert run["losses"] != every[seed]  # and another recipe
+    assert kept["all_bfloat16_again"]["losses"] == every["0"]  # the CPU repeats a run exactly
+
+
 def test_remat_changes_no_loss_or_gradient():
     tokens = jnp.asarray(next(tf.batches(TINY, seed=1)))
     params = tf.init(TINY, jax.random.key(0))
@@ -402,15 +432,20 @@ def test_the_step_ops_sum_each_kind_a_step_and_leave_containers_out():
 def test_batch_fits_predicts_from_one_count_and_runs_each_batch():
     tiny = dataclasses.replace(tf.CPU, vocab=64, width=32, layers=1, heads=2, seq=16, batch=2)
     loops = tn.Loops(tiny)
-    two = tn.batch_fits(loops, print, limit=10**9)
+    two = tn.batch_fits(loops, print, limit=10**8)
     a, b = two["fit"]["held"]
     slope = (b - a) / 2
     assert two["fit"]["b"] == pytest.approx(slope)
-    assert two["predicted"] == int((10**9 - (a - 2 * slope)) / slope)
+    assert two["predicted"] == int((10**8 - (a - 2 * slope)) / slope)
     runs = {run["batch"]: run for run in two["runs"]}
-    assert set(runs) == {2, 4, two["predicted"]}
+    beyond = max(two["predicted"], 4) + 2  # the next batch of the series past both
+    assert set(runs) == {2, 4, two["predicted"], beyond}
     assert [tn.held_at_once(runs[n]["memory_bytes"]) for n in (2, 4)] == [a, b]
     assert all(math.isfinite(run["loss"]) for run in runs.values())
+    for batch, run in runs.items():
+        timed = run["timed"]
+        flops = tf.flops_per_step(dataclasses.replace(tiny, batch=batch))
+        assert timed["mfu"] == pytest.approx(flops / timed["seconds_per_step"] / tn.PEAK_FLOPS)
     assert tn.batch_fits(loops, print, limit=None) == {
         "skipped": "this device reports no bytes_limit in memory_stats()"
     }
@@ -481,6 +516,14 @@ SECTION_KEYS = {
     "step_ops": {"unreadable"},  # the CPU's trace has no device lane
     "precision_seeds": {"steps", "seeds", "tolerance", "final_loss_is", "batches_seed"},
     "precision_long": {"steps", "seeds", "tolerance", "final_loss_is", "batches_seed"},
+    "precision_kept": {
+        "kept_float32",
+        "seeds",
+        "all_bfloat16_again",
+        "steps",
+        "long_steps",
+        "batches_seed",
+    },
 }
 
 
@@ -539,8 +582,11 @@ TPU_TRAINING = TPU_RUN.read("training")
 
 def test_the_tpu_record_ran_the_tpu_config():
     recorded = TPU_TRAINING["config"]
-    assert recorded == {k: v for k, v in dataclasses.asdict(tf.TPU).items() if k != "accumulate"}
-    assert tf.TPU.accumulate == 1  # the flag added after the record: off, as the chip ran it
+    now = json.loads(json.dumps(dataclasses.asdict(tf.TPU)))  # as JSON writes it
+    assert recorded == {k: v for k, v in now.items() if k in recorded}
+    added = {f.name: f.default for f in dataclasses.fields(tf.Config) if f.name not in recorded}
+    assert added == {"accumulate": 1, "f32_params": ()}  # the flags added after the record
+    assert all(getattr(tf.TPU, name) == off for name, off in added.items())  # as the chip ran
     assert TPU_TRAINING["flops_per_step"] == tf.flops_per_step(tf.TPU)
     assert TPU_TRAINING["device"]["device"] == "TPU v5 lite"
 

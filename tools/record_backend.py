@@ -387,7 +387,10 @@ def _config_differences(kept: dict | None, added: dict | None) -> list[str]:
         return []
     from chapter2.cases.transformer import Config  # noqa: PLC0415 - here, where the book is
 
-    default = {f.name: f.default for f in dataclasses.fields(Config)}
+    fields = dataclasses.fields(Config)  # the defaults as JSON writes them: a tuple a list
+    default = json.loads(
+        json.dumps({f.name: f.default for f in fields if f.default is not dataclasses.MISSING})
+    )
     return sorted(
         name
         for name in kept.keys() | added.keys()
@@ -395,34 +398,40 @@ def _config_differences(kept: dict | None, added: dict | None) -> list[str]:
     )
 
 
-def merged_sections(kept: dict, file: Path, folder: Path) -> dict:
+def merged_sections(kept: dict, file: Path, folder: Path, again: list[str] | None = None) -> dict:
     """A numbers or training file with the sections of a later recording added: a section
-    recorded before stays, unless it failed then; the failure is kept beside it."""
+    recorded before stays, unless it failed then or is named in `again` (recorded anew by a
+    changed function); the earlier one is kept beside it, under "failed before" or "recorded
+    before"."""
     added = json.loads(file.read_text())
     differ = _config_differences(kept.get("config"), added.get("config"))
     if differ:
         msg = f"{folder}: {file.name} was recorded with another configuration ({', '.join(differ)})"
         raise SystemExit(msg)
     sections = [k for k, v in added.items() if isinstance(v, dict) and k not in ABOUT]
-    again = [k for k in sections if k in kept and "error" not in kept[k]]
-    if again:
-        msg = f"{folder} already holds the {file.stem} of {', '.join(sorted(again))}"
+    held = [k for k in sections if k in kept and "error" not in kept[k] and k not in (again or [])]
+    if held:
+        msg = f"{folder} already holds the {file.stem} of {', '.join(sorted(held))}"
         raise SystemExit(msg)
     for key in sections:
         if key in kept:
-            kept.setdefault("failed before", {})[key] = kept[key]
+            before = "failed before" if "error" in kept[key] else "recorded before"
+            kept.setdefault(before, {})[key] = kept[key]
         kept[key] = added[key]
     if "section_seconds" in added:
         kept["section_seconds"] = {**kept.get("section_seconds", {}), **added["section_seconds"]}
     return kept
 
 
-def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
+def unpack(
+    path: Path, folder: Path, again: list[str] | None = None, sections: list[str] | None = None
+) -> dict:
     """Add the files of the archive at `path` to the run in `folder`: run.json's parts and
     files are merged with those already there; a page run again is added to pages.json
     beside its earlier run (the later one counts), numbers of parts not yet recorded join
     numbers.json, logs are appended; no other recorded file is replaced, but the files of
-    the parts in `again`, recorded anew by the same command."""
+    the parts in `again`, recorded anew by the same command; a numbers or training section
+    named in `sections` replaces the one recorded before, which is kept beside it."""
     folder.mkdir(parents=True, exist_ok=True)
     replaced = {name for part in again or [] for name in PART_FILES[part]}
     with tarfile.open(path) as tar, tempfile.TemporaryDirectory() as scratch:
@@ -445,7 +454,9 @@ def unpack(path: Path, folder: Path, again: list[str] | None = None) -> dict:
         # merged before anything is written: a refusal (a section recorded again, another
         # configuration) leaves the run as it was
         sections = {
-            name: merged_sections(json.loads((folder / name).read_text()), got / name, folder)
+            name: merged_sections(
+                json.loads((folder / name).read_text()), got / name, folder, sections
+            )
             for name in (FILES["numbers"], FILES["training"])
             if (got / name).exists() and (folder / name).exists() and name not in replaced
         }
@@ -521,6 +532,7 @@ def main(argv: list[str] | None = None) -> int:
     back.add_argument("archive", type=Path)
     back.add_argument("folder", type=Path)
     back.add_argument("--again", nargs="+", choices=list(PART_FILES), help="parts recorded anew")
+    back.add_argument("--sections-again", nargs="+", help="sections recorded anew, old ones kept")
     said = steps.add_parser("report", help="where a recorded run differs from the book")
     said.add_argument("folder", type=Path)
     args = parser.parse_args(argv)
@@ -545,7 +557,8 @@ def main(argv: list[str] | None = None) -> int:
         cells = json.loads(args.cells.read_text())["cells"]
         args.failed.write_text(json.dumps(run_cells(args.cells.stem, cells)) + "\n")
     elif args.step == "unpack":
-        print(json.dumps(unpack(args.archive, args.folder, args.again), indent=2))
+        found = unpack(args.archive, args.folder, args.again, args.sections_again)
+        print(json.dumps(found, indent=2))
     if args.step in ("unpack", "report"):
         print("\n".join(differences(args.folder)))
     return 0

@@ -53,6 +53,7 @@ LOOP_NAMES = ("as written", "one jit", "no wait", "one shape", "donated", "prefe
 LOG_EVERY = 2  # the fast loops fetch losses LOG_EVERY at a time; scanned: steps per dispatch
 RAGGED = 4  # examples in the last, smaller batch of an epoch
 TRACED_STEPS = 5
+TIMED_STEPS = 5  # steps timed together at each batch the batch search ran
 LOSS_TOLERANCE = 0.1  # nats: final losses of two precisions that differ less agree
 LAST = 10  # a run's final loss: the mean of its last LAST losses
 WELL_BELOW = 0.6  # the loss fell well below ln(vocab): final loss < WELL_BELOW * ln(vocab)
@@ -62,6 +63,10 @@ PRECISION_SEEDS = (1, 2)  # starts of bfloat16 against float32 besides mixed_pre
 # The start from which bfloat16 had not left the plateau after 120 steps on the TPU (call 6),
 # run longer (Plan.precision_long_times): did it leave later, or not at all?
 PRECISION_LONG_SEEDS = (2,)
+# A second bfloat16 recipe: the embedding, the positions and LayerNorm's parameters kept in
+# float32, the layers' matrices cast. Run from mixed_precision's start (0) and those of
+# PRECISION_SEEDS, the long start for Plan.precision_long_times as long.
+KEPT_F32 = ("embed", "pos", "ln1", "ln2", "final_ln")
 DEVICE_PROCESS, MODULES_THREAD = "/device:TPU:0", "XLA Modules"
 OPS_THREAD = "XLA Ops"  # the lane of a device's process that holds each instruction it ran
 TOP_OPS = 12  # the instructions a step's summary names, longest first
@@ -731,8 +736,10 @@ def _remat_names(compiled) -> int:
 def batch_fits(loops: Loops, say, limit: int | None = None) -> dict:
     """The largest batch, its memory counted one way at every batch (`held_at_once`): fitted
     at the config's batch and twice it, predicted under the device's limit (or `limit`
-    bytes), then a step run at each of the three batches, smallest first, the allocator's
-    peak read after each. Run first in its process, so that the peak is this section's."""
+    bytes); compiled there and at the next batch of the series past both (four compiles in
+    all), then, at each batch that compiled, smallest first, a step run, the allocator's peak
+    read, and TIMED_STEPS more steps timed. Run first in its process, so that the peak is
+    this section's."""
     config, step = loops.config, loops.step_donated
     device = jax.devices()[0]
     limit = limit or (device.memory_stats() or {}).get("bytes_limit")
@@ -756,13 +763,16 @@ def batch_fits(loops: Loops, say, limit: int | None = None) -> dict:
         "predicted": predicted,
         "runs": [],
     }
-    if predicted not in compiled:
+    beyond = max(predicted, large) + small  # the next batch of the series past both
+    for batch in (predicted, beyond):
+        if batch in compiled:
+            continue
         try:
-            compiled[predicted] = compile_at(predicted)
+            compiled[batch] = compile_at(batch)
         except Exception as error:
             if not _out_of_memory(error):
                 raise
-            out["runs"].append({"batch": predicted, "refused": _first_line(error)})
+            out["runs"].append({"batch": batch, "refused": _first_line(error)})
     for batch in sorted(compiled):
         run = {
             "batch": batch,
@@ -774,7 +784,18 @@ def batch_fits(loops: Loops, say, limit: int | None = None) -> dict:
             tokens = jax.device_put(token_rows(config, batch, seed=5))
             state, loss = compiled[batch](state, tokens)
             run["loss"] = float(loss)
-            del state, tokens
+            stepper = _stepper(compiled[batch], state, tokens)
+            del state
+            started = time.perf_counter()
+            jax.block_until_ready([stepper() for _ in range(TIMED_STEPS)])
+            seconds = (time.perf_counter() - started) / TIMED_STEPS
+            flops = flops_per_step(dataclasses.replace(config, batch=batch))
+            run["timed"] = {
+                "steps": TIMED_STEPS,
+                "seconds_per_step": seconds,
+                "mfu": flops / seconds / PEAK_FLOPS,
+            }
+            del stepper, tokens
         except Exception as error:
             run["error"] = _error(error)["error"]
         gc.collect()
@@ -904,6 +925,36 @@ def precision_seeds(
     }
 
 
+def _start(config: Config, plan: Plan, seed: int) -> list[np.ndarray]:
+    """The batches the recorded precision runs from `seed` used: mixed_precision's for 0, the
+    precision_seeds' (and precision_long's, as long) for the others."""
+    data = batches(config, seed=3 if seed == 0 else 100 + seed)
+    times = plan.precision_long_times if seed in PRECISION_LONG_SEEDS else 1
+    return [next(data) for _ in range(times * plan.precision_steps)]
+
+
+def precision_kept(loops: Loops, plan: Plan, say) -> dict:
+    """bfloat16 with KEPT_F32 in float32, from each start the other recipe ran from, on the
+    same batches; and the all-bfloat16 recipe again from start 0, whose losses, set beside
+    mixed_precision's, show whether a run repeats exactly from one process to the next."""
+    kept = dataclasses.replace(loops.config, bf16=True, f32_params=KEPT_F32, donate=True)
+    out = {}
+    for seed in (0, *PRECISION_SEEDS):
+        run = _run_steps(kept, make_step(kept), _start(kept, plan, seed), None, seed=seed)
+        say(f"kept float32 {seed}: final loss {run['final_loss']:.3f}")
+        out[str(seed)] = {key: run[key] for key in ("losses", "seconds_per_step", "mfu")}
+    every = dataclasses.replace(loops.config, bf16=True, donate=True)
+    again = _run_steps(every, make_step(every), _start(every, plan, 0), None, seed=0)
+    return {
+        "kept_float32": list(KEPT_F32),
+        "seeds": out,
+        "all_bfloat16_again": {"seed": 0, "losses": again["losses"]},
+        "steps": plan.precision_steps,
+        "long_steps": plan.precision_long_times * plan.precision_steps,
+        "batches_seed": "3 for start 0, else 100 + the seed, as the earlier runs",
+    }
+
+
 def device_facts() -> dict:
     """The default device, as `chapter2.accelerator` records it."""
     device = jax.devices()[0]
@@ -926,6 +977,7 @@ SECTIONS = (
     "step_ops",
     "precision_seeds",
     "precision_long",
+    "precision_kept",
 )
 
 
@@ -966,6 +1018,7 @@ def record(
         "precision_long": lambda: precision_seeds(
             loops, plan, say, PRECISION_LONG_SEEDS, plan.precision_long_times * plan.precision_steps
         ),
+        "precision_kept": lambda: precision_kept(loops, plan, say),
     }
     for name, section in sections.items():
         if only and name not in only:

@@ -29,7 +29,8 @@ class Config:
     lr: float  # AdamW's learning rate, reached after `warmup` steps
     warmup: int = 10
     # What an accelerator wants, each off by default:
-    bf16: bool = False  # products on bf16 copies of every parameter; AdamW, softmax, loss f32
+    bf16: bool = False  # products on bf16 copies of the parameters; AdamW, softmax, loss f32
+    f32_params: tuple[str, ...] = ()  # with bf16, the parameters (by name) kept float32
     remat: bool = False  # recompute each layer in the backward pass, saving only what the
     #                      policy dots_with_no_batch_dims_saveable keeps: the products with
     #                      the weights, not the attention's (they have batch dimensions)
@@ -127,11 +128,21 @@ def block(x, p, config: Config):
     return x + jax.nn.gelu(h @ p["up"]) @ p["down"]
 
 
+def bf16_copies(params, keep=()):
+    """bfloat16 copies of `params`, except those under a name in `keep` (such as "embed")."""
+
+    def cast(path, w):
+        kept = any(getattr(key, "key", None) in keep for key in path)
+        return w if kept else w.astype(jnp.bfloat16)
+
+    return jax.tree_util.tree_map_with_path(cast, params)
+
+
 def loss_fn(params, tokens, config: Config):
     """Mean next-token cross-entropy (float32) of `tokens` (batch, seq + 1)."""
     inputs, targets = tokens[:, :-1], tokens[:, 1:]
     if config.bf16:  # bfloat16 copies for the products; the gradient reaches the float32 ones
-        params = jax.tree.map(lambda w: w.astype(jnp.bfloat16), params)
+        params = bf16_copies(params, keep=config.f32_params)
     x = (params["embed"][inputs] + params["pos"][: inputs.shape[1]]).astype(jnp.float32)
     layer = partial(block, config=config)
     if config.remat:
