@@ -622,8 +622,15 @@ def test_the_recorded_batch_fits_follows_from_one_count_and_ran_each_batch():
     runs = {run["batch"]: run for run in fits["runs"]}
     small, large = fits["fit"]["batches"]
     assert [tn.held_at_once(runs[n]["memory_bytes"]) for n in (small, large)] == fits["fit"]["held"]
-    assert set(runs) == {small, large, fits["predicted"]}
-    assert all(math.isfinite(run["loss"]) for run in runs.values())
+    beyond = max(fits["predicted"], large) + small  # the next batch of the series
+    assert set(runs) == {small, large, fits["predicted"], beyond}
+    assert "RESOURCE_EXHAUSTED" in runs[beyond]["refused"]  # on the chip, refused
+    ran = [run for run in runs.values() if "refused" not in run]
+    assert all(math.isfinite(run["loss"]) for run in ran)
+    for run in ran:
+        flops = tf.flops_per_step(dataclasses.replace(tf.TPU, batch=run["batch"]))
+        timed = run["timed"]
+        assert timed["mfu"] == pytest.approx(flops / timed["seconds_per_step"] / tn.PEAK_FLOPS)
 
 
 def test_the_recorded_accumulation_matches_the_large_batch():

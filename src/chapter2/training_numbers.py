@@ -153,7 +153,8 @@ def split(tokens: np.ndarray, batch: int, drop_last: bool = False):
     return [tokens[start : start + batch] for start in range(0, stop, batch)]
 
 
-def _final(losses: list[float]) -> float:
+def final_loss(losses: list[float]) -> float:
+    """A run's final loss: the mean of its last LAST losses."""
     return float(np.mean(losses[-LAST:]))
 
 
@@ -626,7 +627,7 @@ def _run_steps(
     return {
         "seconds_per_step": seconds,
         "mfu": flops_per_step(config) / seconds / PEAK_FLOPS,
-        "final_loss": _final(losses),
+        "final_loss": final_loss(losses),
         "losses": losses,
     }
 
