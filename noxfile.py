@@ -165,15 +165,20 @@ def site(session: nox.Session) -> None:
     SITE_RELEASES (or of those given: `nox -s site -- 0.10.2`) in a folder of its own."""
     started = time.perf_counter()
     versions = [BASELINE_JAX, *(session.posargs or SITE_RELEASES)]
-    env = {"BOOK_SITE_VERSIONS": " ".join(versions)}
+    # The site's plan, read by each build (docs/conf.py) and by the assembly (book.site):
+    # the baseline first, each release with the folder of its HTML.
+    builds = {v: str(BUILD / (f"drift-{v}/html" if i else "html")) for i, v in enumerate(versions)}
+    plan = BUILD / "site-plan.json"
+    plan.parent.mkdir(parents=True, exist_ok=True)
+    plan.write_text(json.dumps({"baseline": BASELINE_JAX, "builds": builds}, indent=2) + "\n")
+    env = {"BOOK_SITE_PLAN": str(plan)}
     session.run("nox", "-s", "docs", env=env, external=True)
     for release in versions[1:]:  # a drift build fails when something changed: go on
         session.run(
             "nox", "-s", "drift", "--", release, env=env, external=True, success_codes=[0, 1]
         )
-    builds = [f"{v}={BUILD / (f'drift-{v}/html' if i else 'html')}" for i, v in enumerate(versions)]
-    assemble = [str(DOCS_PYTHON), "-c", "import book.site as s; s.main()"]
-    session.run(*assemble, str(BUILD / "site"), versions[0], *builds, external=True)
+    assemble = [str(DOCS_PYTHON), "-m", "book.site", str(BUILD / "site"), str(plan)]
+    session.run(*assemble, external=True)
     timing = {"versions": versions, "seconds": round(time.perf_counter() - started, 1)}
     timing |= {"cores": os.cpu_count(), "recorded": time.strftime("%Y-%m-%d")}
     (BUILD / "benchmarks").mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,8 @@ import json
 import os
 from pathlib import Path
 
+from book.records import SitePlan
+
 from chapter2.releases import baseline_jax
 
 DOCS = Path(__file__).resolve().parent
@@ -112,7 +114,9 @@ html_context = {"default_mode": "auto"}  # light or dark as the reader's system 
 # The versioned site (nox -s site; docs/_ext/book/site.py): the JAX releases built into it,
 # the baseline first. A drift build (nox -s drift) names the claims JSON of its JAX and the
 # baseline build's notebooks; the baseline's recorded verdicts are committed.
-book_site_versions = os.environ.get("BOOK_SITE_VERSIONS", "").split()
+book_site_versions = (
+    SitePlan.load(os.environ["BOOK_SITE_PLAN"]).versions if "BOOK_SITE_PLAN" in os.environ else []
+)
 book_drift_claims = os.environ.get("BOOK_DRIFT_CLAIMS", "")
 book_drift_baseline = os.environ.get("BOOK_DRIFT_BASELINE", "")
 book_drift_baseline_claims = str(ROOT / "data" / "matrix" / f"jax-{baseline_jax()}.json")

@@ -125,14 +125,18 @@ def _claims_json(jax: str, status: str) -> dict:
 def make_site(tmp_path: Path) -> Path:
     """A site of a throwaway book as `nox -s site -- 0.10.2` assembles it: the baseline build
     and a build that plays JAX 0.10.2 (its claim drifts), each with its drift-report page."""
-    from book.site import assemble
+    from book.records import SitePlan
+    from book.site import main
 
     baseline = make_book(tmp_path / "baseline", {"page": [], "drift-report": []})
     (baseline / "page.md").write_text(f"{FRONT_MATTER}\n{SITE_PAGE}")
     (baseline / "drift-report.md").write_text("# Drift\n\n```{drift-report}\n```\n")
     older = tmp_path / "older" / "docs"
     shutil.copytree(baseline, older)
-    versions = {"BOOK_SITE_VERSIONS": f"{BASELINE} 0.10.2"}
+    plan = tmp_path / "site-plan.json"
+    builds = {BASELINE: baseline / "_build/html", "0.10.2": older / "_build/html"}
+    SitePlan(BASELINE, builds).dump(plan)
+    versions = {"BOOK_SITE_PLAN": str(plan)}
     assert build(baseline, **versions).returncode == 0
     claims = _claims_json("0.10.2", "drifted")
     (tmp_path / "claims.json").write_text(json.dumps(claims))
@@ -144,6 +148,5 @@ def make_site(tmp_path: Path) -> Path:
     }
     build(older, **env)
     site = tmp_path / "site"
-    builds = {BASELINE: baseline / "_build/html", "0.10.2": older / "_build/html"}
-    assemble(site, builds, BASELINE)
+    main([str(site), str(plan)])
     return site

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from book.cache import opened
 from book.record import AFTER_A_FAILURE, failing_cells, read_record
+from book.records import SitePlan
 from bs4 import BeautifulSoup
 from conftest import ROOT
 from helpers import BASELINE, FRONT_MATTER, build, last_lines, make_book
@@ -374,7 +375,9 @@ def test_the_drift_reports_page_links_the_builds_a_later_site_build_names(tmp_pa
     page = docs / "_build" / "html" / "drift-report.html"
     assert build(docs).returncode == 0
     assert "in that build" not in page.read_text()
-    assert build(docs, BOOK_SITE_VERSIONS=f"{BASELINE} 0.10.2").returncode == 0
+    plan = tmp_path / "site-plan.json"
+    SitePlan(BASELINE, {BASELINE: tmp_path / "html", "0.10.2": tmp_path / "older"}).dump(plan)
+    assert build(docs, BOOK_SITE_PLAN=str(plan)).returncode == 0
     links = BeautifulSoup(page.read_text(), "html.parser").select("article a[href]")
     assert {a.get_text(): a["href"] for a in links}[
         "in that build"

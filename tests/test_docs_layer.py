@@ -787,3 +787,15 @@ def test_math_becomes_mathml_a_displayed_formulas_parts_its_rows():
     assert block.count("<mtr>") == 2  # two parts, one table, as Sphinx's MathJax renders them
     with pytest.raises(MathError, match="notacommand"):  # the build names it: tests/test_build.py
         mathml.mathml(r"\notacommand x")
+
+
+def test_a_site_plan_round_trips_and_names_its_baseline_first(tmp_path):
+    from book.records import SitePlan
+
+    plan = SitePlan("0.12.0.1", {"0.11.2": tmp_path / "a", "0.12.0.1": tmp_path / "b"})
+    plan.dump(tmp_path / "plan.json")
+    again = SitePlan.load(tmp_path / "plan.json")
+    assert again == plan
+    assert again.versions == ["0.12.0.1", "0.11.2"]
+    with pytest.raises(ValueError, match=r"no build of the baseline JAX 0\.12\.0\.1"):
+        SitePlan("0.12.0.1", {"0.11.2": tmp_path / "a"})

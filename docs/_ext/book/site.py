@@ -24,6 +24,7 @@ from book.markdown import Inline
 from book.notebooks import executed_notebook
 from book.outputs import compare_builds
 from book.record import book_data, build_record, failing_cells, home_verdicts
+from book.records import SitePlan
 from chapter2.claims.registry import Status, counted
 from chapter2.releases import release_key
 
@@ -247,11 +248,16 @@ def setup(app):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Arguments SITE BASELINE VERSION=HTML_FOLDER ...: what nox -s site assembles; the site's
-    address (BOOK_BASEURL) gives the path its switcher's links start at."""
-    site, baseline, *pairs = sys.argv[1:] if argv is None else argv
-    builds = {v: Path(p) for v, p in (pair.split("=", 1) for pair in pairs)}
-    if baseline not in builds:
-        sys.exit(f"no build of the baseline JAX {baseline}")
-    assemble(Path(site), builds, baseline, urlparse(os.environ.get("BOOK_BASEURL", "")).path)
+    """Arguments SITE PLAN: assemble the builds the site plan (`book.records.SitePlan`, as
+    nox -s site writes it) names into SITE; the site's address (BOOK_BASEURL) gives the path
+    its switcher's links start at."""
+    site, plan_path = sys.argv[1:] if argv is None else argv
+    plan = SitePlan.load(plan_path)
+    assemble(
+        Path(site), plan.builds, plan.baseline, urlparse(os.environ.get("BOOK_BASEURL", "")).path
+    )
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
