@@ -195,10 +195,10 @@ def test_a_warnings_location_names_its_file_line_and_page_in_every_form_sphinx_g
 
 def test_a_failing_cell_says_its_error_then_its_last_lines():
     failure = {"cell": "x = 1\n\ny = 2\nassert x == 2", "error": "AssertionError: "}
-    text = record.failure_text({**failure, "after_a_failure": False})
-    assert text.splitlines() == ["AssertionError: ", "    | y = 2", "    | assert x == 2"]
-    later = record.failure_text({**failure, "after_a_failure": True})
-    assert later.splitlines()[0] == failures.AFTER_A_FAILURE
+    lines = record.failure_lines({**failure, "after_a_failure": False})
+    assert lines == ["AssertionError: ", "    | y = 2", "    | assert x == 2"]
+    later = record.failure_lines({**failure, "after_a_failure": True})
+    assert later[0] == failures.AFTER_A_FAILURE
 
 
 def made_up_record() -> dict:

@@ -17,7 +17,7 @@ from book.record import (
     RECORD,
     book_data,
     failing_cells,
-    failure_text,
+    failure_lines,
     read_record,
     statement,
 )
@@ -48,13 +48,13 @@ def problems(record: dict) -> list[dict]:
     for cell in cells:
         first_failure.setdefault(cell["path"], cell["line"] or 0)
     found = [
-        {**c, "line": c["line"] or 0, "message": failure_text(c, what_the_book_says(record, c))}
+        {**c, "line": c["line"] or 0, "lines": failure_lines(c, what_the_book_says(record, c))}
         for c in cells
     ]
     for problem in record.get("problems", []):
         after = problem["line"] > first_failure.get(problem["path"], problem["line"])
-        message = f"{AFTER_A_FAILURE}\n{problem['message']}" if after else problem["message"]
-        found.append({**problem, "message": message})
+        logged = problem["message"].splitlines() or [""]  # as Sphinx's logger wrote it
+        found.append({**problem, "lines": [AFTER_A_FAILURE, *logged] if after else logged})
     return sorted(found, key=lambda p: (p["path"], p["line"]))
 
 
@@ -66,7 +66,7 @@ def summary(record: dict) -> str | None:
     count = len(found)
     lines = [f"{count} problem{'s' if count != 1 else ''} failed the build:"]
     for problem in found:
-        first, *rest = problem["message"].splitlines() or [""]
+        first, *rest = problem["lines"]
         where = f"{problem['path']}:{problem['line']}" if problem["line"] else problem["path"]
         lines.append(f"  {where or '(no page)'}: {first}")
         lines += [f"    {text}" for text in rest]

@@ -96,7 +96,7 @@ class BookCollector(EnvironmentCollector):
         page |= notebook_facts(notebook)
         for failure in page["failing_cells"]:
             logger.warning(
-                failure_text(failure),
+                "\n".join(failure_lines(failure)),
                 location=(env.docname, failure["line"]),
                 type=CELL_FAILED[0],
                 subtype=CELL_FAILED[1],
@@ -160,13 +160,13 @@ def notebook_facts(notebook) -> dict:
 AFTER_A_FAILURE = "(after a failing cell of this page: it may follow from it)"
 
 
-def failure_text(failure: dict, said: tuple[str, ...] | list[str] = ()) -> str:
-    """A failing cell's message: the error, what the book says of each claim it found
-    drifted (`said`), then the cell's last lines, indented below it."""
+def failure_lines(failure: dict, said: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """A failing cell's message, line by line: the error, what the book says of each claim it
+    found drifted (`said`), then the cell's last lines, indented below the first."""
     head = [AFTER_A_FAILURE] if failure["after_a_failure"] else []
     first, *rest = [*head, *failure["error"].splitlines(), *said]
     cell = [f"  | {line}" for line in failure["cell"].splitlines() if line.strip()][-2:]
-    return "\n".join([first, *(f"  {line}" for line in [*rest, *cell])])
+    return [first, *(f"  {line}" for line in [*rest, *cell])]
 
 
 class ProblemLog(logging.WarningStreamHandler):
