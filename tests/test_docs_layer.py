@@ -799,3 +799,26 @@ def test_a_site_plan_round_trips_and_names_its_baseline_first(tmp_path):
     assert again.versions == ["0.12.0.1", "0.11.2"]
     with pytest.raises(ValueError, match=r"no build of the baseline JAX 0\.12\.0\.1"):
         SitePlan("0.12.0.1", {"0.11.2": tmp_path / "a"})
+
+
+def test_the_book_commit_is_the_short_hash_with_a_plus_for_changed_tracked_files(tmp_path):
+    import subprocess
+
+    from book.site import book_commit
+
+    assert book_commit(tmp_path) == ""  # not a checkout
+
+    def git(*args: str) -> str:
+        command = ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args]
+        return subprocess.run(command, cwd=tmp_path, check=True, capture_output=True, text=True)
+
+    git("init", "-q")
+    (tmp_path / "page.md").write_text("one\n")
+    git("add", "page.md")
+    git("commit", "-qm", "one")
+    git("tag", "v1")  # a tag does not replace the hash
+    head = git("rev-parse", "--short", "HEAD").stdout.strip()
+    (tmp_path / "new.md").write_text("untracked\n")
+    assert book_commit(tmp_path) == head
+    (tmp_path / "page.md").write_text("two\n")
+    assert book_commit(tmp_path) == f"{head}+"

@@ -48,15 +48,11 @@ def read_report_again(app, env, added, changed, removed) -> list[str]:
 
 
 def book_commit(root: Path) -> str:
-    """The commit the book's sources are at, with "+" when they hold changes since ("" when
-    they are not a git checkout)."""
-
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
-        return done.stdout.strip() if done.returncode == 0 else ""
-
-    head = git("rev-parse", "--short", "HEAD")
-    return head + ("+" if head and git("status", "--porcelain", "--untracked-files=no") else "")
+    """The commit the book's sources are at, with "+" when tracked files hold changes since
+    ("" when they are not a git checkout): `git describe`, every tag excluded."""
+    describe = ["git", "describe", "--always", "--dirty=+", "--exclude=*"]
+    done = subprocess.run(describe, cwd=root, capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def drift_report(env, build: Path) -> dict:
