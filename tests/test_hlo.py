@@ -17,8 +17,10 @@ from chapter2.hlo import (
     has_op,
     input_output_alias,
     instruction_names,
+    kernels,
     lowered_text,
     opcodes,
+    reductions,
     root_opcode,
     source_lines,
     stablehlo_ops,
@@ -204,3 +206,14 @@ def test_a_format_the_helpers_did_not_expect_is_named_not_crashed_on():
         dot_operands(OPTIMIZED)
     with pytest.raises(LookupError, match="no entry_computation_layout"):
         entry_layout(body)
+
+
+def test_reductions_tell_a_max_from_a_sum():
+    x = jnp.ones((8, 128))
+    maxed = reductions(compiled_text(lambda t: t.max(axis=1), x))
+    summed = reductions(compiled_text(lambda t: t.sum(axis=1), x))
+    assert {op for ops in maxed.values() for op in ops} == {"maximum"}
+    assert {op for ops in summed.values() for op in ops} == {"add"}
+    assert set(maxed) == set(kernels(compiled_text(lambda t: t.max(axis=1), x)))
+    doubled = compiled_text(lambda t: t * 2, x)
+    assert reductions(doubled) == {name: [] for name in kernels(doubled)}

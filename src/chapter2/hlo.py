@@ -103,7 +103,7 @@ def entry_root(text: str) -> str:
 
 def root_opcode(text: str) -> str:
     """The opcode of the ENTRY computation's ROOT instruction."""
-    return opcodes(entry_root(text))[0]
+    return root_opcode_of(entry_computation(text))
 
 
 def fused_body(text: str, name: str | None = None) -> str:
@@ -163,6 +163,28 @@ def _computing(cleaned: str, lines: list[str]) -> dict[str, list[str]]:
         )
         found[named[1]] = list(dict.fromkeys(op for op in ops if op not in BOOKKEEPING))
     return found
+
+
+def reductions(text: str) -> dict[str, list[str]]:
+    """Each kernel of `kernels`, with what its reductions combine, in order: the opcode of each
+    reduction's scalar function ("add" for a sum, "maximum" for a max)."""
+    cleaned = clean_hlo(text)
+    found = {}
+    for line in entry_computation(cleaned).splitlines()[1:-1]:
+        named = _INSTRUCTION.search(line)
+        if named is None or named[2] in BOOKKEEPING:
+            continue
+        body = fused_body(cleaned, called_computation(line)) if named[2] == "fusion" else line
+        found[named[1]] = [
+            root_opcode_of(fused_body(cleaned, scalar))
+            for scalar in re.findall(r"to_apply=%([\w.\-]+)", body)
+        ]
+    return found
+
+
+def root_opcode_of(computation: str) -> str:
+    """The opcode of a computation's ROOT instruction."""
+    return opcodes(next(line for line in computation.splitlines() if "ROOT " in line))[0]
 
 
 def dot_operands(text: str) -> tuple[str, str]:
