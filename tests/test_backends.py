@@ -307,7 +307,7 @@ def test_a_fact_of_the_cpu_is_not_checked_on_the_tpu():
     assert "accelerator's device_put" in there.reason
 
 
-def test_hbm_s_roof_is_the_fastest_rate_the_run_moved_bytes_through_it():
+def test_hbm_s_roof_is_the_stream_for_a_writer_and_the_fastest_sum_for_a_reader():
     from chapter2.accelerator import device_roofs, hbm_rates, hbm_roof
 
     rates = hbm_rates(TPU.numbers)
@@ -315,8 +315,23 @@ def test_hbm_s_roof_is_the_fastest_rate_the_run_moved_bytes_through_it():
     summed = TPU.value("axis sums/268 MB")
     fastest = summed["bytes accessed"]["axis=1"] / min(summed["times"]["axis=1"]["runs"])
     assert rates["sum over axis=1"] == pytest.approx(fastest)
-    assert hbm_roof(TPU.numbers) == max(rates.values()) > rates["stream"]  # reading outran it
-    assert device_roofs(TPU.numbers).bandwidth == hbm_roof(TPU.numbers)
+    reader = hbm_roof(TPU.numbers, writes=False)
+    assert reader == max(rates.values()) > rates["stream"]  # reading outran the stream
+    assert hbm_roof(TPU.numbers) == rates["stream"]  # a program that writes meets the stream
+    assert device_roofs(TPU.numbers).bandwidth == rates["stream"]
+    assert device_roofs(TPU.numbers, writes=False).bandwidth == reader
     # a record without the sums (as `distances` builds one while recording): the stream alone
     alone = {"roofs": TPU.value("roofs"), "layouts": TPU.value("layouts")}
-    assert hbm_roof(alone) == rates["stream"]
+    assert hbm_roof(alone, writes=False) == hbm_roof(alone) == rates["stream"]
+
+
+def test_the_host_cpu_beside_the_chip_is_judged_as_the_chip_is():
+    from chapter2.claims.backends import host_status
+
+    barrier = ALL["optimization-barrier-splits-fusion"]
+    assert status_there(barrier, TPU).status == "holds"
+    assert host_status(barrier, TPU) == Status.DRIFTED  # 0.10.2's CPU kept one fusion
+    held = ALL["first-call-compiles"]
+    assert host_status(held, TPU) == status_there(held, TPU).status == "holds"
+    alone = dataclasses.replace(TPU, host_verdicts={})
+    assert host_status(barrier, alone) is None

@@ -982,3 +982,23 @@ def test_a_mark_that_holds_shows_a_check_and_reads_its_words_to_a_screen_reader(
 def test_no_mark_repeats_the_numbers_of_the_cell_above_it(soups):
     found = {page: panels_repeating_their_cell(soups[f"{page}.html"]) for page in TEN_PAGES}
     assert {page: panels for page, panels in found.items() if panels} == {}
+
+
+def test_the_matrix_names_each_claim_the_chip_held_where_its_host_cpu_did_not(soups):
+    """A TPU mark that matches this build's, beside a ✗ of the same JAX on the chip's own CPU,
+    is listed under the run's section with the release as its cause."""
+    from chapter2.claims.backends import cause_there, host_status
+
+    tpu = recorded_run(ROOT / "data" / "backends", "tpu-v5e-jax-0.10.2")
+    section = soups["claims-matrix.html"].find(id=f"differences-{tpu.name}")
+    said = " ".join(text_of(section).split())
+    differ = [
+        claim_id
+        for claim_id, claim in claims().items()
+        if (there := cause_there(claim, tpu, "holds")).status == "holds"
+        and there.cause is None
+        and host_status(claim, tpu) == "drifted"
+    ]
+    assert "optimization-barrier-splits-fusion" in differ
+    for claim_id in differ:
+        assert f"{claim_id}: ✓ as in this build, where that machine's CPU" in said, claim_id

@@ -161,16 +161,19 @@ def hbm_rates(record: dict) -> dict[str, float]:
     return rates
 
 
-def hbm_roof(record: dict) -> float:
-    """HBM's roof: the fastest the record's programs moved bytes through it. A read-only sum
-    outruns the stream, which also writes; a roof that a program passes bounds nothing."""
-    return max(hbm_rates(record).values())
+def hbm_roof(record: dict, writes: bool = True) -> float:
+    """HBM's roof as a program meets it: for one that writes, the stream's rate (it reads two
+    arrays and writes one); for one that only reads, the fastest read-only sum's, which
+    outruns the stream (the stream's where the record holds no sum)."""
+    rates = hbm_rates(record)
+    read_only = [rate for name, rate in rates.items() if name.startswith("sum over")]
+    return rates["stream"] if writes or not read_only else max(read_only)
 
 
-def device_roofs(record: dict, product: str = "float32") -> Roofs:
+def device_roofs(record: dict, product: str = "float32", writes: bool = True) -> Roofs:
     """The device's roofs from its record: the fastest run of the products named `product`
-    at any size recorded, and HBM's roof (`hbm_roof`)."""
-    return Roofs(fastest_products(record)[product]["rate"], hbm_roof(record))
+    at any size recorded, and HBM's roof for a program that writes or only reads."""
+    return Roofs(fastest_products(record)[product]["rate"], hbm_roof(record, writes))
 
 
 def layouts(quick: bool) -> dict:

@@ -18,7 +18,7 @@ from book.markdown import quoted, with_code
 from book.matrix import LEGEND, LINKED, NOT_MEASURED, since_text
 from book.record import VERDICT_ATTRIBUTE, book_data, home_verdicts
 from book.site import release_folder
-from chapter2.claims.backends import Cause, cause_there, claim_of
+from chapter2.claims.backends import Cause, cause_there, claim_of, host_status
 from chapter2.claims.registry import VERDICT_MIME, Status
 from chapter2.runs import recorded_runs
 
@@ -439,7 +439,7 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
     CPU are counted, not listed)."""
     found = []
     for run in runs:
-        listed_here = nodes.bullet_list()
+        listed_here, host_differs = nodes.bullet_list(), nodes.bullet_list()
         cpu_only = 0
         for data in _in_reading_order(app.env, home):
             there = _there(data, run)
@@ -454,6 +454,17 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
                     f"Recorded: {said}" + (earlier if there.partial else "")
                 )
                 listed_here += nodes.list_item("", item)
+            elif there.status == data["status"]:
+                host = host_status(claim_of(data), run, list(data["expected"] or {}) or None)
+                if host is not None and host != there.status:
+                    item = nodes.paragraph("", "", _link(app, docname, data, data["id"]))
+                    item += nodes.Text(
+                        f": {_mark(there).astext()} as in this build, where that machine's "
+                        f"CPU, under the same JAX {run.jax}, gave {host.symbol}: a difference "
+                        f"of that release on the CPU (the version notes date it), not of the "
+                        f"{run.device}."
+                    )
+                    host_differs += nodes.list_item("", item)
         section = nodes.section(ids=[f"differences-{run.name}"])
         section += nodes.title(text=f"On the {run.device} (JAX {run.jax})")
         section += nodes.paragraph(
@@ -463,6 +474,12 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
             "the way the book says of that device:"
         )
         section += listed_here
+        if host_differs.children:
+            section += nodes.paragraph(
+                text=f"Every claim the {run.device} gave as this build does, where its host "
+                "CPU did not:"
+            )
+            section += host_differs
         found.append(section)
     return found
 

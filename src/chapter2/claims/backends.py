@@ -84,6 +84,13 @@ def claim_of(verdict: dict) -> Claim:
     )
 
 
+def host_status(claim: Claim, run: RecordedRun, checked=None) -> Status | None:
+    """The claim as the run's host CPU gave it, under the same JAX (the control beside the
+    device), judged as `status_there` judges the device's; None where it has no verdict."""
+    control = _judged(claim, run.host_verdicts.get(claim.id), run, "cpu", checked)
+    return None if control is None else Status(control.status)
+
+
 def _judged(claim: Claim, recorded: dict | None, run: RecordedRun, platform: str, checked):
     """`claim` judged on one recorded verdict, on `platform`, on the values the run recorded
     of those its check reads now (`checked`); None where it cannot be."""
