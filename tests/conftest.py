@@ -13,7 +13,7 @@ from sphinx.directives.other import TocTree
 
 from chapter2.fresh import jax_settings
 
-# The tests hold the book to JAX's defaults, as its build does (book.defaults): JAX reads its
+# The tests hold the book to JAX's defaults, as its build does (book.kernels): JAX reads its
 # configuration variables when it is imported, so they go first.
 for _name in jax_settings(os.environ):
     del os.environ[_name]

@@ -622,7 +622,7 @@ def test_each_module_of_the_layer_connects_its_own_handlers_in_its_setup():
     from book import MODULES
 
     assert set(MODULES) <= registered["setup"]
-    assert registered["setup"] - set(MODULES) == {"__init__", "defaults", "cache", "roofs"}
+    assert registered["setup"] - set(MODULES) == {"__init__", "cache", "roofs"}
 
 
 def patterns(paths) -> list[str]:

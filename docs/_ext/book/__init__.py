@@ -42,7 +42,7 @@ def layer_hash(package: Path = Path(__file__).parent) -> str:
 
 def setup(app):
     """Each module sets itself up; the order is the order their handlers of an event run in."""
-    for module in ("defaults", "cache", "roofs", *MODULES):
+    for module in ("cache", "roofs", *MODULES):
         app.setup_extension(f"book.{module}")
     app.add_config_value("book_layer_hash", layer_hash(), "env", types=[str])
     app.add_css_file("book.css")

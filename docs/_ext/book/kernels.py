@@ -5,20 +5,25 @@ kernel starts with the IPython extension that names the drifted claim behind a f
 (chapter2.claims.attribution), in the build's environment without the variables that
 configure JAX or XLA and with KERNEL_ENV (its page, the build's roofs: the build's own
 environment is left as it is), and is ended soon after its last cell
-(SHUTDOWN_SECONDS). It is jupyter_client's default provisioner in the build's process, set on
+(SHUTDOWN_SECONDS); the build says which of the shell's JAX settings no page sees. It is
+jupyter_client's default provisioner in the build's process, set on
 the provisioner factory's configurable `default_provisioner_name` while the build lasts;
 when it ends, the factory's default is put back and KERNEL_ENV emptied, so that a second
 build in the same process starts from neither."""
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
 
 from jupyter_client.provisioning import KernelProvisionerFactory, LocalProvisioner
+from sphinx.util import logging
 
 from book import SERIAL
 from chapter2.claims.attribution import PAGE_VARIABLE
-from chapter2.fresh import without_jax_settings
+from chapter2.fresh import jax_settings, without_jax_settings
+
+logger = logging.getLogger(__name__)
 
 ATTRIBUTION = "chapter2.claims.attribution"
 PROVISIONER = "book-ipc"  # its name as docs/_ext/pyproject.toml's entry point gives it
@@ -41,7 +46,7 @@ class IPCProvisioner(LocalProvisioner):
         launch = await super().pre_launch(**kwargs)
         return launch | {
             "cmd": [*launch["cmd"], f"--ext={ATTRIBUTION}"],
-            "env": without_jax_settings(launch["env"]) | KERNEL_ENV,  # book.defaults
+            "env": without_jax_settings(launch["env"]) | KERNEL_ENV,
         }
 
     def get_shutdown_wait_time(self, recommended: float = 5.0) -> float:
@@ -76,7 +81,19 @@ class PageKernels:
         KERNEL_ENV.clear()
 
 
+def say_what_pages_run_without(app, config) -> None:
+    """`config-inited`: name the shell's JAX settings that no page sees (the roofs' probe,
+    book.roofs, starts without them too): the book states what JAX does by default."""
+    dropped = jax_settings(os.environ)
+    if dropped:
+        logger.info(
+            "The book states JAX's defaults: its pages run without %s, set in this shell.",
+            ", ".join(dropped),
+        )
+
+
 def setup(app):
+    app.connect("config-inited", say_what_pages_run_without)
     kernels = PageKernels()
     app.connect("builder-inited", kernels.use)
     app.connect("source-read", name_the_page)

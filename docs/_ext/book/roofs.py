@@ -37,7 +37,7 @@ def measured(app, method: set[Path]) -> str:
     digest = hashlib.sha256(b"".join(f.read_bytes() for f in sorted(method))).hexdigest()
     if not path.is_file() or not stamp.is_file() or stamp.read_text() != digest:
         path.parent.mkdir(parents=True, exist_ok=True)
-        roofs = run_probe(  # on the book's device, with JAX's defaults (book.defaults)
+        roofs = run_probe(  # on the book's device, with JAX's defaults (book.kernels)
             "roofs", env={"JAX_PLATFORMS": "cpu"}, base=without_jax_settings(os.environ)
         )
         path.write_text(roofs)
