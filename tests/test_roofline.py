@@ -242,3 +242,19 @@ def test_the_settle_rule_says_what_it_costs_for_the_cache_measured(edge_mib, sai
 
 def test_without_a_measured_cache_the_settle_rule_refills_nothing():
     assert "no cache faster than memory" in refill_note(None, 30e9)
+
+
+def test_the_roofline_figure_draws_the_cache_roof_its_programs_are_held_to():
+    from chapter2.figures import roofline_figure
+    from chapter2.roofline import Level, Placement, Roofs, rate_text
+
+    mib = 2**20
+    sweep = ((mib, 90e9), (8 * mib, 70e9), (64 * mib, 20e9), (128 * mib, 20e9), (256 * mib, 20e9))
+    roofs = Roofs(100e9, 20e9, (Level("the caches", 80e9, 8 * mib),), sweep)
+    small = Placement(1e6, 4 * mib, 1e-4, roofs, footprint=4 * mib)  # in the caches
+    large = Placement(1e6, 100 * mib, 1e-2, roofs, footprint=100 * mib)  # past them
+    assert small.bandwidth == 70e9  # the stream's rate at its size, not the caches' median
+    alt = roofline_figure({"one": {"small": small, "large": large}}).alt
+    assert f"{rate_text(70e9, 'B')} in the caches at a program's size" in alt
+    alone = roofline_figure({"one": {"large": large}}).alt
+    assert "in the caches at a program's size" not in alone  # no program there: no such roof

@@ -105,7 +105,8 @@ def roofline_figure(
     """Placed programs (`chapter2.roofline.Placement`) as points of intensity against the rate
     they reached, on log axes, under the roofs they were placed under: a marker per series (a
     size, a machine), a colour per program, each program's smaller than the one before so
-    that points that coincide show as rings; a dotted line is a cache's roof. A hollow point is
+    that points that coincide show as rings; a dotted line is the roof of programs whose
+    arrays fit the caches, the stream's rate at their size. A hollow point is
     far under both of its roofs, or one of the (series, program) pairs in `overhead`, timed
     mostly as the fixed cost of a call. The alt text gives every point and roof."""
     from chapter2.roofline import Bound, rate_text  # noqa: PLC0415
@@ -116,15 +117,17 @@ def roofline_figure(
     low = min(*(p.intensity / 3 for p in placed), *(r.ridge / 10 for r in every_roofs))
     high = max(*(p.intensity * 3 for p in placed), *(r.ridge * 10 for r in every_roofs))
     grid = [low * (high / low) ** (i / 200) for i in range(201)]
+    # the bandwidth a program whose arrays fit a cache is held to: the stream's at its size
+    cache_rates = {r: sorted({p.bandwidth for p in placed if p.roofs == r and p.in_cache})
+                   for r in every_roofs}  # fmt: skip
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for roofs, style in zip(every_roofs, ["-", "--"], strict=False):
         roof = [min(roofs.peak, i * roofs.bandwidth) / 1e9 for i in grid]
         ax.plot(grid, roof, style, color="black", lw=1.2, label=names[roofs])
-        for cache in roofs.caches:
-            in_cache = [min(roofs.peak, i * cache.bandwidth) / 1e9 for i in grid]
-            ax.plot(
-                grid, in_cache, ":", color="black", lw=1.2, label=f"{names[roofs]}, {cache.name}"
-            )
+        for rate in cache_rates[roofs]:
+            in_cache = [min(roofs.peak, i * rate) / 1e9 for i in grid]
+            said = f"{names[roofs]}, in the caches at their size ({rate_text(rate, 'B')})"
+            ax.plot(grid, in_cache, ":", color="black", lw=1.2, label=said)
     programs = list(dict.fromkeys(name for points in series.values() for name in points))
     colours = dict(zip(programs, plt.get_cmap("tab10").colors, strict=False))
     for (label, points), marker in zip(series.items(), "o^sD", strict=False):
@@ -152,7 +155,13 @@ def roofline_figure(
     ax.set_ylabel("rate reached (GFLOP/s, log scale)")
     ax.grid(which="both", alpha=0.25)
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8)
-    roofs_text = "; ".join(f"{names[r]}: {r}" for r in every_roofs)
+    roofs_text = "; ".join(
+        f"{names[r]}: {r}"
+        + "".join(
+            f", {rate_text(c, 'B')} in the caches at a program's size" for c in cache_rates[r]
+        )
+        for r in every_roofs
+    )
     points_text = "; ".join(
         f"{label}, {name}: {p.intensity:.3g} flops per byte at {rate_text(p.rate, 'FLOP')}, "
         + ("timed mostly as a call's cost" if (label, name) in overhead else p.position)
