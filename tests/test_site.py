@@ -622,9 +622,9 @@ SPECIFICATION_WORDS = {"xla-compilation": 2024, "memory-layout": 1375}
 # and 28,521 once an expert's read of the TPU material made its causes and caveats exact
 # (VMEM, the vector unit, the precision's cost); 28,581 once three more reads' findings were in
 # (HBM's roof for programs that write, eager code's footprint, causes said to be unmeasured),
-# after cuts. The sentences a cell chooses from its numbers move the count by about 100 words
-# from one build to the next (about 200 between two builds here, on 2026-12-06), so the budget
-# leaves 200 above it.
+# after cuts. The sentences a cell chooses from its numbers move the count from one build to
+# the next: five builds of the same prose here, on 2026-12-06, spread over about 230 words
+# (28,580 to 28,810), so the budget sits about 90 above the highest.
 # (A page added since is not one of them: it has a budget of its own, or none.)
 TEN_PAGES = [
     *("profiling", "jaxprs", "xla-compilation", "memory-layout", "recompilation", "fusion"),
@@ -637,8 +637,8 @@ def test_a_long_section_reads_at_most_half_again_the_specifications(soups, page)
     assert article_words(soups[f"{page}.html"], joined=True) <= 1.5 * SPECIFICATION_WORDS[page]
 
 
-def test_the_chapter_reads_at_most_28800_words(soups):
-    assert sum(reading_words(soups[f"{page}.html"]) for page in TEN_PAGES) <= 28_800
+def test_the_chapter_reads_at_most_28900_words(soups):
+    assert sum(reading_words(soups[f"{page}.html"]) for page in TEN_PAGES) <= 28_900
 
 
 def test_the_overview_says_what_a_reader_needs_in_at_most_half_its_old_length(soups):
