@@ -584,7 +584,8 @@ def fill_pages(app, doctree, docname) -> None:
                 "A word after a mark gives the cause of a difference from this build: "
                 f"{CAUSE_MARKS[Cause.DEVICE]} (that device does otherwise: the same JAX on the "
                 "run's own CPU did as this build did, or the claim expects the device's own "
-                f"value), {CAUSE_MARKS[Cause.RELEASE]} (that run's JAX: its own CPU did the "
+                "value; beside a mark that it could not check, the device or its machine kept "
+                f"the check from running), {CAUSE_MARKS[Cause.RELEASE]} (that run's JAX: its own CPU did the "
                 f"same), {CAUSE_MARKS[Cause.CPU_ONLY]} (a fact of the CPU, not checked there). "
                 "Below the table, each difference with its reason."
             )
