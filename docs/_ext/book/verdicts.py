@@ -585,9 +585,9 @@ def fill_pages(app, doctree, docname) -> None:
                 f"{CAUSE_MARKS[Cause.DEVICE]} (that device does otherwise: the same JAX on the "
                 "run's own CPU did as this build did, or the claim expects the device's own "
                 "value; beside a mark that it could not check, the device or its machine kept "
-                f"the check from running), {CAUSE_MARKS[Cause.RELEASE]} (that run's JAX: its own CPU did the "
-                f"same), {CAUSE_MARKS[Cause.CPU_ONLY]} (a fact of the CPU, not checked there). "
-                "Below the table, each difference with its reason."
+                f"the check from running), {CAUSE_MARKS[Cause.RELEASE]} (that run's JAX: its "
+                f"own CPU did the same), {CAUSE_MARKS[Cause.CPU_ONLY]} (a fact of the CPU, not "
+                "checked there). Below the table, each difference with its reason."
             )
             runs = recorded_runs(app.config.book_backends) if app.config.book_backends else []
             table = _matrix_table(app, docname, matrix, home, runs)
