@@ -432,11 +432,11 @@ def test_the_step_ops_sum_each_kind_a_step_and_leave_containers_out():
 def test_batch_fits_predicts_from_one_count_and_runs_each_batch():
     tiny = dataclasses.replace(tf.CPU, vocab=64, width=32, layers=1, heads=2, seq=16, batch=2)
     loops = tn.Loops(tiny)
-    two = tn.batch_fits(loops, print, limit=10**8)
+    two = tn.batch_fits(loops, print, limit=10**7)
     a, b = two["fit"]["held"]
     slope = (b - a) / 2
     assert two["fit"]["b"] == pytest.approx(slope)
-    assert two["predicted"] == int((10**8 - (a - 2 * slope)) / slope)
+    assert two["predicted"] == int((10**7 - (a - 2 * slope)) / slope)
     runs = {run["batch"]: run for run in two["runs"]}
     beyond = max(two["predicted"], 4) + 2  # the next batch of the series past both
     assert set(runs) == {2, 4, two["predicted"], beyond}

@@ -604,6 +604,18 @@ def step_ops(loops: Loops) -> dict:
     return summary
 
 
+_COMPILED: dict = {}  # (jitted step, precision, batch shape): its compiled program
+
+
+def _compiled(step, state, batch: np.ndarray, precision: str | None):
+    """`step` compiled for `state` and `batch`, once a process for each precision and shape:
+    the runs from other starts reuse it."""
+    key = (step, precision, batch.shape)
+    if key not in _COMPILED:
+        _COMPILED[key] = step.lower(state, batch).compile()
+    return _COMPILED[key]
+
+
 def _run_steps(
     config: Config, step, batches_: list[np.ndarray], precision: str | None, seed: int = 0
 ) -> dict:
@@ -612,7 +624,7 @@ def _run_steps(
     context = jax.default_matmul_precision(precision) if precision else contextlib.nullcontext()
     with context:
         state = fresh_state(config, seed)
-        compiled = step.lower(state, batches_[0]).compile()
+        compiled = _compiled(step, state, batches_[0], precision)
         state, first = compiled(state, jax.device_put(batches_[0]))
         losses = [float(first)]
         pending, started = [], time.perf_counter()
