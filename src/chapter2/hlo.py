@@ -152,16 +152,22 @@ def every_kernel(text: str) -> dict[str, list[str]]:
 
 def _computing(cleaned: str, lines: list[str]) -> dict[str, list[str]]:
     found = {}
+    for name, (opcode, body) in _kernel_bodies(cleaned, lines).items():
+        ops = opcodes(body) if opcode == "fusion" else [opcode]
+        found[name] = list(dict.fromkeys(op for op in ops if op not in BOOKKEEPING))
+    return found
+
+
+def _kernel_bodies(cleaned: str, lines: list[str]) -> dict[str, tuple[str, str]]:
+    """Each instruction of `lines` that computes, by name: its opcode, and what it computes (a
+    fusion's called body, any other instruction its own line)."""
+    found = {}
     for line in lines:
         named = _INSTRUCTION.search(line)
         if named is None or named[2] in BOOKKEEPING:
             continue
-        ops = (
-            opcodes(fused_body(cleaned, called_computation(line)))
-            if named[2] == "fusion"
-            else [named[2]]
-        )
-        found[named[1]] = list(dict.fromkeys(op for op in ops if op not in BOOKKEEPING))
+        body = fused_body(cleaned, called_computation(line)) if named[2] == "fusion" else line
+        found[named[1]] = (named[2], body)
     return found
 
 
@@ -169,17 +175,14 @@ def reductions(text: str) -> dict[str, list[str]]:
     """Each kernel of `kernels`, with what its reductions combine, in order: the opcode of each
     reduction's scalar function ("add" for a sum, "maximum" for a max)."""
     cleaned = clean_hlo(text)
-    found = {}
-    for line in entry_computation(cleaned).splitlines()[1:-1]:
-        named = _INSTRUCTION.search(line)
-        if named is None or named[2] in BOOKKEEPING:
-            continue
-        body = fused_body(cleaned, called_computation(line)) if named[2] == "fusion" else line
-        found[named[1]] = [
+    lines = entry_computation(cleaned).splitlines()[1:-1]
+    return {
+        name: [
             root_opcode_of(fused_body(cleaned, scalar))
             for scalar in re.findall(r"to_apply=%([\w.\-]+)", body)
         ]
-    return found
+        for name, (_, body) in _kernel_bodies(cleaned, lines).items()
+    }
 
 
 def root_opcode_of(computation: str) -> str:
