@@ -189,10 +189,10 @@ def test_bf16_copies_keep_the_named_parameters_in_float32():
     assert all(w.dtype == jnp.bfloat16 for w in jax.tree.leaves(tf.bf16_copies(params)))
 
 
-def test_the_kept_recipe_runs_from_the_other_recipes_starts(quick_record):
-    kept, mixed = quick_record["precision_kept"], quick_record["mixed_precision"]
+@pytest.mark.parametrize("recipe", ["precision_kept", "precision_results"])
+def test_the_other_recipes_run_from_the_first_ones_starts(quick_record, recipe):
+    kept, mixed = quick_record[recipe], quick_record["mixed_precision"]
     seeds, longer = quick_record["precision_seeds"], quick_record["precision_long"]
-    assert kept["kept_float32"] == list(tn.KEPT_F32)
     every = {"0": mixed["variants"]["bfloat16"]["losses"]}
     every |= {seed: run["losses"]["bfloat16"] for seed, run in seeds["seeds"].items()}
     every |= {seed: run["losses"]["bfloat16"] for seed, run in longer["seeds"].items()}
@@ -201,7 +201,29 @@ def test_the_kept_recipe_runs_from_the_other_recipes_starts(quick_record):
         assert len(run["losses"]) == len(every[seed])
         assert run["losses"][0] == pytest.approx(every[seed][0], abs=0.05)  # the same start
         assert run["losses"] != every[seed]  # and another recipe
-    assert kept["all_bfloat16_again"]["losses"] == every["0"]  # the CPU repeats a run exactly
+
+
+def test_the_kept_recipe_keeps_its_names_and_repeats_a_run(quick_record):
+    kept, mixed = quick_record["precision_kept"], quick_record["mixed_precision"]
+    assert kept["kept_float32"] == list(tn.KEPT_F32)
+    # the CPU repeats a run exactly
+    assert kept["all_bfloat16_again"]["losses"] == mixed["variants"]["bfloat16"]["losses"]
+
+
+def _product_results(config) -> list[str]:
+    """The element type of every dot_general's result in the loss's jaxpr and its gradient's."""
+    params = tf.init(config, jax.random.key(0))
+    tokens = jnp.asarray(next(tf.batches(config, seed=1)))
+    text = str(jax.make_jaxpr(jax.grad(tf.loss_fn), static_argnums=2)(params, tokens, config))
+    return re.findall(r":(\w+)\[[^\]]*\] = dot_general", text)
+
+
+def test_float32_results_leave_no_product_writing_bfloat16():
+    every = dataclasses.replace(TINY, bf16=True)
+    results = dataclasses.replace(every, f32_results=True)
+    assert set(_product_results(TINY)) == {"f32"}  # float32 throughout
+    assert "bf16" in _product_results(every)  # products write bfloat16 in both passes
+    assert set(_product_results(results)) == {"f32"}  # the products write float32
 
 
 def test_remat_changes_no_loss_or_gradient():
@@ -524,6 +546,7 @@ SECTION_KEYS = {
         "long_steps",
         "batches_seed",
     },
+    "precision_results": {"seeds", "steps", "long_steps", "batches_seed"},
 }
 
 

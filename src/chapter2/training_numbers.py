@@ -946,22 +946,44 @@ def _start(config: Config, plan: Plan, seed: int) -> list[np.ndarray]:
     return [next(data) for _ in range(times * plan.precision_steps)]
 
 
+def _from_every_start(config: Config, plan: Plan, say, label: str) -> dict:
+    """`config`'s run from each start the first bfloat16 recipe ran from, on the same batches:
+    by start, its losses, time per step and MFU."""
+    out = {}
+    for seed in (0, *PRECISION_SEEDS):
+        run = _run_steps(config, make_step(config), _start(config, plan, seed), None, seed=seed)
+        say(f"{label} {seed}: final loss {run['final_loss']:.3f}")
+        out[str(seed)] = {key: run[key] for key in ("losses", "seconds_per_step", "mfu")}
+    return out
+
+
 def precision_kept(loops: Loops, plan: Plan, say) -> dict:
     """bfloat16 with KEPT_F32 in float32, from each start the other recipe ran from, on the
     same batches; and the all-bfloat16 recipe again from start 0, whose losses, set beside
     mixed_precision's, show whether a run repeats exactly from one process to the next."""
     kept = dataclasses.replace(loops.config, bf16=True, f32_params=KEPT_F32, donate=True)
-    out = {}
-    for seed in (0, *PRECISION_SEEDS):
-        run = _run_steps(kept, make_step(kept), _start(kept, plan, seed), None, seed=seed)
-        say(f"kept float32 {seed}: final loss {run['final_loss']:.3f}")
-        out[str(seed)] = {key: run[key] for key in ("losses", "seconds_per_step", "mfu")}
+    out = _from_every_start(kept, plan, say, "kept float32")
     every = dataclasses.replace(loops.config, bf16=True, donate=True)
     again = _run_steps(every, make_step(every), _start(every, plan, 0), None, seed=0)
     return {
         "kept_float32": list(KEPT_F32),
         "seeds": out,
         "all_bfloat16_again": {"seed": 0, "losses": again["losses"]},
+        "steps": plan.precision_steps,
+        "long_steps": plan.precision_long_times * plan.precision_steps,
+        "batches_seed": "3 for start 0, else 100 + the seed, as the earlier runs",
+    }
+
+
+def precision_results(loops: Loops, plan: Plan, say) -> dict:
+    """bfloat16 whose products return float32 (`Config.f32_results`), from each start the
+    other recipes ran from. Its forward pass rounds what float32's default precision rounds,
+    each product's inputs; its backward pass still rounds the gradients of the bfloat16
+    copies to bfloat16. Set beside the stall of the all-bfloat16 recipe, it tells which of
+    the two passes stalls."""
+    config = dataclasses.replace(loops.config, bf16=True, f32_results=True, donate=True)
+    return {
+        "seeds": _from_every_start(config, plan, say, "float32 results"),
         "steps": plan.precision_steps,
         "long_steps": plan.precision_long_times * plan.precision_steps,
         "batches_seed": "3 for start 0, else 100 + the seed, as the earlier runs",
@@ -991,6 +1013,7 @@ SECTIONS = (
     "precision_seeds",
     "precision_long",
     "precision_kept",
+    "precision_results",
 )
 
 
@@ -1032,6 +1055,7 @@ def record(
             loops, plan, say, PRECISION_LONG_SEEDS, plan.precision_long_times * plan.precision_steps
         ),
         "precision_kept": lambda: precision_kept(loops, plan, say),
+        "precision_results": lambda: precision_results(loops, plan, say),
     }
     for name, section in sections.items():
         if only and name not in only:

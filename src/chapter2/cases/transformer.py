@@ -31,6 +31,7 @@ class Config:
     # What an accelerator wants, each off by default:
     bf16: bool = False  # products on bf16 copies of the parameters; AdamW, softmax, loss f32
     f32_params: tuple[str, ...] = ()  # with bf16, the parameters (by name) kept float32
+    f32_results: bool = False  # with bf16, products return float32: only inputs are rounded
     remat: bool = False  # recompute each layer in the backward pass, saving only what the
     #                      policy dots_with_no_batch_dims_saveable keeps: the products with
     #                      the weights, not the attention's (they have batch dimensions)
@@ -113,19 +114,22 @@ def block(x, p, config: Config):
     """One pre-LN layer: causal multi-head attention, then a GELU MLP, each added to the
     float32 residual stream `x` (batch, seq, width)."""
     dtype = jnp.bfloat16 if config.bf16 else jnp.float32
+    result = jnp.float32 if config.f32_results else None  # None: the inputs' type
+
+    def product(a, w):  # `a` rounded to the compute type; the result as `result` says
+        return jnp.matmul(a.astype(dtype), w, preferred_element_type=result)
+
     b, t, d = x.shape
-    h = layer_norm(x, p["ln1"]).astype(dtype)
-    q, k, v = jnp.split(h @ p["qkv"], 3, axis=-1)
-    q, k, v = (a.reshape(b, t, config.heads, d // config.heads) for a in (q, k, v))
+    q, k, v = jnp.split(product(layer_norm(x, p["ln1"]), p["qkv"]), 3, axis=-1)
+    q, k, v = (a.reshape(b, t, config.heads, d // config.heads).astype(dtype) for a in (q, k, v))
     # The scores feed a softmax: accumulated and kept in float32.
     scores = jnp.einsum("bqhc,bkhc->bhqk", q, k, preferred_element_type=jnp.float32)
     scores = scores / math.sqrt(d // config.heads)
     causal = jnp.tril(jnp.ones((t, t), bool))  # a position sees itself and those before
     weights = jax.nn.softmax(jnp.where(causal, scores, -jnp.inf), axis=-1).astype(dtype)
-    attended = jnp.einsum("bhqk,bkhc->bqhc", weights, v).reshape(b, t, d)
-    x = x + attended @ p["out"]
-    h = layer_norm(x, p["ln2"]).astype(dtype)
-    return x + jax.nn.gelu(h @ p["up"]) @ p["down"]
+    attended = jnp.einsum("bhqk,bkhc->bqhc", weights, v, preferred_element_type=result)
+    x = x + product(attended.reshape(b, t, d), p["out"])
+    return x + product(jax.nn.gelu(product(layer_norm(x, p["ln2"]), p["up"])), p["down"])
 
 
 def bf16_copies(params, keep=()):
