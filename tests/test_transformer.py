@@ -608,7 +608,7 @@ def test_the_tpu_record_ran_the_tpu_config():
     now = json.loads(json.dumps(dataclasses.asdict(tf.TPU)))  # as JSON writes it
     assert recorded == {k: v for k, v in now.items() if k in recorded}
     added = {f.name: f.default for f in dataclasses.fields(tf.Config) if f.name not in recorded}
-    assert added == {"accumulate": 1, "f32_params": ()}  # the flags added after the record
+    assert added == {"accumulate": 1, "f32_params": (), "f32_results": False}  # added since
     assert all(getattr(tf.TPU, name) == off for name, off in added.items())  # as the chip ran
     assert TPU_TRAINING["flops_per_step"] == tf.flops_per_step(tf.TPU)
     assert TPU_TRAINING["device"]["device"] == "TPU v5 lite"

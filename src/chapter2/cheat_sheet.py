@@ -172,20 +172,21 @@ CHECKLIST = [
         "jax.device_get",
     ),
     (
-        "Put each batch on the device with `jax.device_put`, the next one before dispatching "
-        "the step; `jax.transfer_guard('disallow')` finds the implicit copies.",
+        "Put each batch on the device with `jax.device_put`, the next one while the step runs; "
+        "`jax.transfer_guard('disallow')` finds the implicit copies.",
         "jax.device_put jax.transfer_guard",
     ),
-    ("Give every batch one shape: drop or pad the last one.", ""),
+    ("Give every batch one shape, so the step compiles once: drop or pad the last one.", ""),
     (
-        "Donate the state, `jax.jit(step, donate_argnums=0)`, and keep only the state it returns.",
+        "Donate the state, `jax.jit(step, donate_argnums=0)`, so the new one takes the old "
+        "one's memory; keep only the state it returns.",
         "jax.jit",
     ),
     (
-        "Products in bfloat16; weights, optimizer state, LayerNorm statistics, softmax, logits and "
-        "loss in float32 (`preferred_element_type=jnp.float32`). Check the loss against a "
-        "float32 run over enough steps before trusting it.",
-        "jax.numpy.bfloat16 jax.numpy.einsum",
+        "Start from float32 (on a TPU its default precision already multiplies in bfloat16). "
+        "Keep bfloat16 products only if they reach your target loss sooner, in time, from "
+        "several starts.",
+        "jax.numpy.bfloat16",
     ),
     (
         "Measure MFU: the model's flops per step (6N + 12LHQT a token) over the step's time "
@@ -193,8 +194,8 @@ CHECKLIST = [
         "",
     ),
     (
-        "Choose the batch from `compiled.memory_analysis()`; trade recompute for memory with "
-        "`jax.checkpoint(layer, policy=...)`.",
+        "Guess the batch from `compiled.memory_analysis()`, then run a step at it; trade "
+        "recompute for memory with `jax.checkpoint(layer, policy=...)`.",
         "jax.stages.Compiled.memory_analysis jax.checkpoint "
         "jax.checkpoint_policies.dots_with_no_batch_dims_saveable",
     ),

@@ -37,14 +37,14 @@ class Config:
     #                      the weights, not the attention's (they have batch dimensions)
     donate: bool = False  # let the step write the new state over the old one
     prefetch: bool = False  # put the next batch on the device while this step runs
-    log_every: int = 1  # fetch the losses every n steps, the newest step left running
+    log_every: int = 1  # fetch losses every n steps, the newest left running (1: one late)
     accumulate: int = 1  # update once every n batches, with their mean gradient
 
 
 FAST = {"donate": True, "prefetch": True, "log_every": 10}  # the loop made fast
 CPU = Config(vocab=256, width=64, layers=2, heads=2, seq=64, batch=8, lr=5e-3, **FAST)
 TPU = Config(vocab=16384, width=1024, layers=6, heads=8, seq=1024, batch=8, lr=1e-3, warmup=20)
-TPU = dataclasses.replace(TPU, bf16=True, **FAST)  # as the TPU v5e ran it
+TPU = dataclasses.replace(TPU, bf16=True, **FAST)  # as the v5e ran it; test bf16 on your loss
 
 
 # Data a model can learn: a fixed random bigram chain. Each token is followed by one of
@@ -209,7 +209,7 @@ def parameter_count(params) -> int:
 def flops_per_step(config: Config) -> float:
     """The PaLM count (Chowdhery et al. 2022, Appendix B): 6N + 12·L·H·Q·T flops per token,
     forward and backward, times the tokens of a step. N counts the weights that take part in
-    matrix products: qkv, out, up and down of every layer (12·width² each), and the tied
+    matrix products: qkv, out, up and down of every layer (12·width² a layer), and the tied
     output projection (vocab·width). The embedding lookup is a gather, the positions an
     addition, the LN parameters elementwise: no matrix-product flops. 12·L·H·Q·T counts the
     attention's two products over all T·T pairs (the causal mask skips none of them)."""
