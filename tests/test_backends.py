@@ -335,3 +335,8 @@ def test_the_host_cpu_beside_the_chip_is_judged_as_the_chip_is():
     assert host_status(held, TPU) == status_there(held, TPU).status == "holds"
     alone = dataclasses.replace(TPU, host_verdicts={})
     assert host_status(barrier, alone) is None
+
+
+def test_a_run_names_its_device_as_its_vendor_sells_it():
+    assert (TPU.device, TPU.sold_as) == ("TPU v5 lite", "TPU v5e")  # JAX's name, Google's
+    assert H200.sold_as == H200.device == "NVIDIA H200"  # the same name for both

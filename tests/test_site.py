@@ -321,7 +321,7 @@ def run_column(soups, run) -> list[str]:
     heads = [text_of(head) for head in table.select("thead th")]
     this = next(i for i, head in enumerate(heads) if head.endswith(" (this build)"))
     # each recorded run's column follows this build's, named by what the run recorded
-    named = [f"{r.device}, JAX {r.jax} ({r.recorded})" for r in RUNS]
+    named = [f"{r.sold_as}, JAX {r.jax} ({r.recorded})" for r in RUNS]
     assert heads[this + 1 :] == named
     column = this + 1 + [r.name for r in RUNS].index(run.name)
     rows = table.select("tbody tr")
@@ -358,7 +358,8 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
             assert "claim" not in said, said
     overview = " ".join(text_of(soups["overview.html"]).split())
     for run in RUNS:  # each run, by name, in the overview alone
-        said = f"{run.device}, JAX {run.jax}, recorded {run.recorded}:"
+        known = f" (JAX calls it {run.device})" if run.sold_as != run.device else ""
+        said = f"{run.sold_as}{known}, JAX {run.jax}, recorded {run.recorded}:"
         assert said in overview
         assert not [page for page in PAGES if page != "overview" and said in site[f"{page}.html"]]
     tf32 = " ".join(text_of(soups["pairwise-distances.html"]).split())

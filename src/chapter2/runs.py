@@ -22,6 +22,10 @@ LEGACY_FILES = {
 }
 
 
+# A device its vendor names otherwise than JAX does: JAX's name, the vendor's.
+SOLD_AS = {"TPU v5 lite": "TPU v5e"}
+
+
 @dataclass(frozen=True)
 class RecordedRun:
     """One recorded run: the device, the software, its date and what each file recorded."""
@@ -37,6 +41,11 @@ class RecordedRun:
     verdicts: dict[str, dict]  # the device's verdicts, by today's claim ids
     host_verdicts: dict[str, dict] = field(default_factory=dict)  # the same JAX on its CPU
     files: dict[str, str] = field(default_factory=dict)  # what each file holds: its name
+
+    @property
+    def sold_as(self) -> str:
+        """The device as its vendor names it, where that is not JAX's name."""
+        return SOLD_AS.get(self.device, self.device)
 
     def read(self, part: str):
         """The JSON of the file that holds `part` ("numbers", "training", "pages")."""

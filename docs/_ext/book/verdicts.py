@@ -375,7 +375,7 @@ def _symbol(status: str | None) -> nodes.Node:
 
 
 def _run_heading(run) -> str:
-    return f"{run.device}, JAX {run.jax} ({run.recorded})"
+    return f"{run.sold_as}, JAX {run.jax} ({run.recorded})"
 
 
 def _matrix_table(app, docname: str, matrix: dict, home: dict, runs: list) -> nodes.container:
@@ -462,11 +462,11 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
                         f": {_mark(there).astext()} as in this build, where that machine's "
                         f"CPU, under the same JAX {run.jax}, gave {host.symbol}: a difference "
                         f"of that release on the CPU (the version notes date it), not of the "
-                        f"{run.device}."
+                        f"{run.sold_as}."
                     )
                     host_differs += nodes.list_item("", item)
         section = nodes.section(ids=[f"differences-{run.name}"])
-        section += nodes.title(text=f"On the {run.device} (JAX {run.jax})")
+        section += nodes.title(text=f"On the {run.sold_as} (JAX {run.jax})")
         section += nodes.paragraph(
             text=f"{cpu_only} claims are checked on the CPU alone, facts of the CPU or checks "
             f"that read what its compiler prints ({Status.CANNOT_CHECK.symbol} CPU). Every "
@@ -476,7 +476,7 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
         section += listed_here
         if host_differs.children:
             section += nodes.paragraph(
-                text=f"Every claim the {run.device} gave as this build does, where its host "
+                text=f"Every claim the {run.sold_as} gave as this build does, where its host "
                 "CPU did not:"
             )
             section += host_differs
