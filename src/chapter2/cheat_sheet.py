@@ -183,9 +183,8 @@ CHECKLIST = [
         "jax.jit",
     ),
     (
-        "Start from float32 (on a TPU its default precision already multiplies in bfloat16). "
-        "Keep bfloat16 products only if they reach your target loss sooner, in time, from "
-        "several starts.",
+        "Set bfloat16 products against float32 at the default precision (on a TPU it already "
+        "multiplies in bfloat16): by time to your target loss from several starts, and by memory.",
         "jax.numpy.bfloat16",
     ),
     (
