@@ -977,10 +977,10 @@ def precision_kept(loops: Loops, plan: Plan, say) -> dict:
 
 def precision_results(loops: Loops, plan: Plan, say) -> dict:
     """bfloat16 whose products return float32 (`Config.f32_results`), from each start the
-    other recipes ran from. Its forward pass rounds what float32's default precision rounds,
-    each product's inputs; its backward pass still rounds the gradients of the bfloat16
-    copies to bfloat16. Set beside the stall of the all-bfloat16 recipe, it tells which of
-    the two passes stalls."""
+    other recipes ran from. Only the products' inputs and their gradients are rounded to
+    bfloat16: the results, the gradients that reach them and the elementwise work between
+    products stay float32. Set beside the all-bfloat16 recipe's stall, it narrows down which
+    rounding stalls."""
     config = dataclasses.replace(loops.config, bf16=True, f32_results=True, donate=True)
     return {
         "seeds": _from_every_start(config, plan, say, "float32 results"),
