@@ -1007,3 +1007,17 @@ def test_the_matrix_names_each_claim_the_chip_held_where_its_host_cpu_did_not(so
     assert "optimization-barrier-splits-fusion" in differ
     for claim_id in differ:
         assert f"{claim_id}: ✓ as in this build, where that machine's CPU" in said, claim_id
+
+
+def test_the_matrix_legend_defines_every_mark_and_word_a_runs_column_shows(soups):
+    soup = soups["claims-matrix.html"]
+    lists = [ul for ul in soup.select("article ul") if ul.find_next("table") is not None]
+    items = [[" ".join(text_of(li).split()) for li in ul.find_all("li")] for ul in lists]
+    marks, causes = items[-2], items[-1]  # the run columns' marks, then the cause words
+    defined = {item.split()[0] for item in marks}
+    words = {item.split(":")[0] for item in causes}
+    for run in RUNS:
+        for cell in run_column(soups, run):
+            symbol, *word = cell.replace("*", "").split()
+            assert symbol in defined, (run.name, cell)
+            assert set(word) <= words, (run.name, cell)

@@ -49,14 +49,16 @@ def build_matrix(runs: list[dict]) -> dict:
 
 NOT_MEASURED = "·"  # a release, or a backend, without a verdict for the claim
 _SYMBOLS = [Status.HOLDS, Status.DIFFERS_HERE, Status.DRIFTED, Status.CANNOT_CHECK]
-LEGEND = (
-    "; ".join(f"{s.symbol} {s.meaning}" for s in _SYMBOLS)
-    + f"; {NOT_MEASURED} not measured. For a fact of the machine (since: machine), "
-    f"{Status.HOLDS.symbol} means it behaved as described. "
+# The release columns' marks, a line each, as the matrix's legend lists them.
+LEGEND = [
+    *(f"{s.symbol} {s.meaning}" for s in _SYMBOLS),
+    f"{NOT_MEASURED} not measured",
+    f"for a fact of the machine (since: machine), {Status.HOLDS.symbol} means it behaved as "
+    "described",
     '"Since X": holds in X and every later release measured, not in the one before; '
-    '"X or earlier": holds in the oldest.'
-)
-LINKED = f"A linked {Status.DRIFTED.symbol} opens the page as that release built it, in this site."
+    '"X or earlier": holds in the oldest',
+]
+LINKED = f"a linked {Status.DRIFTED.symbol} opens the page as that release built it, in this site"
 
 
 def since_text(entry: dict, releases: list[str]) -> str:

@@ -427,6 +427,48 @@ EARLIER = "*"
 CAUSE_MARKS = {Cause.DEVICE: "device", Cause.RELEASE: "release", Cause.CPU_ONLY: "CPU"}
 
 
+def _lines(lines: list[str]) -> nodes.bullet_list:
+    found = nodes.bullet_list()
+    for line in lines:
+        found += nodes.list_item("", nodes.paragraph(text=line))
+    return found
+
+
+def _backend_legend() -> list[nodes.Node]:
+    """What a recorded run's column marks, and the words after its marks."""
+    marks = [
+        f"{Status.HOLDS.symbol} the device did what the statement says",
+        f"{OTHERWISE} it did otherwise than the statement, in the way the book says of that "
+        "device (its reason below the table)",
+        f"{Status.DRIFTED.symbol} it did otherwise than the book says, or the check failed there",
+        f"{Status.CANNOT_CHECK.symbol} {Status.CANNOT_CHECK.meaning}",
+        f"{NOT_MEASURED} not recorded there",
+        f"{EARLIER} after a mark: judged on the values an earlier form of the check recorded "
+        "(its code has changed since, or it reads more now); the mark certifies that check",
+    ]
+    causes = [
+        f"{CAUSE_MARKS[Cause.DEVICE]}: the device does otherwise (the same JAX on the run's own "
+        "CPU did as this build did, or the claim expects the device's own value); beside "
+        f"{Status.CANNOT_CHECK.symbol}, the device or its machine kept the check from running",
+        f"{CAUSE_MARKS[Cause.RELEASE]}: the run's JAX release, not the device: its own CPU, "
+        "under the same JAX, did the same (the version notes date it)",
+        f"{CAUSE_MARKS[Cause.CPU_ONLY]}: a fact of the CPU, or a check that reads what XLA's "
+        "CPU compiler prints: not checked there",
+    ]
+    return [
+        nodes.paragraph(
+            text="A column after this build's is a run recorded on another backend, judged by "
+            "each claim as it is now:"
+        ),
+        _lines(marks),
+        nodes.paragraph(
+            text="A word after a run's mark gives the cause of a difference from this build; "
+            "below the table, each difference with its reason:"
+        ),
+        _lines(causes),
+    ]
+
+
 def _there(data: dict, run):
     """A claim, as this build checked it, judged on what `run` recorded, with its cause."""
     checked = list(data["expected"] or {}) or None
@@ -563,8 +605,8 @@ def fill_pages(app, doctree, docname) -> None:
                 }
             )
             this = next(iter(home.values()), {}).get("jax")
-            linked = f" {LINKED}" if set(app.config.book_site_versions) - {this} else ""
-            legend = nodes.paragraph(
+            linked = [LINKED] if set(app.config.book_site_versions) - {this} else []
+            intro = nodes.paragraph(
                 text=f"Recorded {recorded}"
                 + (f", on {', '.join(machines)}" if machines else "")
                 + (
@@ -572,26 +614,12 @@ def fill_pages(app, doctree, docname) -> None:
                     if unknown
                     else ""
                 )
-                + f". {LEGEND}{linked} A column after this build's is a run "
-                f"recorded on another backend, judged by each claim as it is now: "
-                f"{Status.HOLDS.symbol} the backend did what the statement says; "
-                f"{OTHERWISE} it did otherwise than the statement, in the way the book says of "
-                f"that device (its reason below the table); {Status.DRIFTED.symbol} it did "
-                "otherwise than the book says, or the check failed there; "
-                f"{NOT_MEASURED} not recorded there; {EARLIER} after a mark: judged on the values "
-                "an earlier form of the check recorded (its code has changed since, or it "
-                "reads more now): the mark certifies that earlier check. "
-                "A word after a mark gives the cause of a difference from this build: "
-                f"{CAUSE_MARKS[Cause.DEVICE]} (that device does otherwise: the same JAX on the "
-                "run's own CPU did as this build did, or the claim expects the device's own "
-                "value; beside a mark that it could not check, the device or its machine kept "
-                f"the check from running), {CAUSE_MARKS[Cause.RELEASE]} (that run's JAX: its "
-                f"own CPU did the same), {CAUSE_MARKS[Cause.CPU_ONLY]} (a fact of the CPU, not "
-                "checked there). Below the table, each difference with its reason."
+                + ". In a release's column:"
             )
+            legend = [intro, _lines([*LEGEND, *linked]), *_backend_legend()]
             runs = recorded_runs(app.config.book_backends) if app.config.book_backends else []
             table = _matrix_table(app, docname, matrix, home, runs)
-            node.replace_self([legend, table, *_differences(app, docname, home, runs)])
+            node.replace_self([*legend, table, *_differences(app, docname, home, runs)])
 
 
 def setup(app):
