@@ -183,8 +183,8 @@ CHECKLIST = [
         "jax.jit",
     ),
     (
-        "Set bfloat16 products against float32 at the default precision (on a TPU it already "
-        "multiplies in bfloat16): by time to your target loss from several starts, and by memory.",
+        "Compare bfloat16 products with float32 at the default precision (on a TPU it already "
+        "multiplies in bfloat16) by time to your target loss, from several starts.",
         "jax.numpy.bfloat16",
     ),
     (
