@@ -17,7 +17,7 @@ ROOT = Path(__file__).parent
 # BOOK_BUILD_DIR moves it all. `nox -s record` copies what is kept into data/.
 BUILD = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build")).resolve()
 # The book's sphinx-build command, with its options: docs/_ext/book/build.py.
-BOOK_BUILD = ["python", "-m", "book.build", "docs", str(BUILD / "html")]
+BOOK_BUILD = ["python", "-m", "book", "build", "docs", str(BUILD / "html")]
 # The pinned toolchain every session installs; `nox -s toolchain` tries the newest instead.
 CONSTRAINTS = ["-c", str(ROOT / "constraints.txt")]
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
@@ -156,7 +156,7 @@ def drift(session: nox.Session) -> None:
     build = BUILD / f"drift-{version}"
     env = {"BOOK_DRIFT_CLAIMS": str(claims), "BOOK_DRIFT_BASELINE": str(baseline)}
     session.run(*BOOK_BUILD[:4], str(build / "html"), env=env, success_codes=[0, 1])
-    session.run("python", "-m", "book.drift", str(build / "report.json"))  # 1: it drifted
+    session.run("python", "-m", "book", "drift", str(build / "report.json"))  # 1: it drifted
 
 
 @nox.session(python=False)
@@ -177,7 +177,7 @@ def site(session: nox.Session) -> None:
         session.run(
             "nox", "-s", "drift", "--", release, env=env, external=True, success_codes=[0, 1]
         )
-    assemble = [str(DOCS_PYTHON), "-m", "book.site", str(BUILD / "site"), str(plan)]
+    assemble = [str(DOCS_PYTHON), "-m", "book", "site", str(BUILD / "site"), str(plan)]
     session.run(*assemble, external=True)
     timing = {"versions": versions, "seconds": round(time.perf_counter() - started, 1)}
     timing |= {"cores": os.cpu_count(), "recorded": time.strftime("%Y-%m-%d")}
@@ -208,7 +208,7 @@ def record(session: nox.Session) -> None:
         kept += [shutil.copy(report.with_suffix(s), folder) for s in (".json", ".md")]
     for benchmark in sorted((BUILD / "benchmarks").glob("*.json")):
         kept.append(shutil.copy(benchmark, ROOT / "data" / "benchmarks" / benchmark.name))
-    session.run(str(DOCS_PYTHON), "-m", "book.matrix", "data/matrix", external=True)
+    session.run(str(DOCS_PYTHON), "-m", "book", "matrix", "data/matrix", external=True)
     session.log("Recorded: " + ", ".join(str(Path(k).relative_to(ROOT)) for k in kept))
 
 

@@ -58,7 +58,7 @@ def make_book(tmp_path: Path, pages: dict[str, list[str]], code_links: bool = Fa
 def build(
     docs: Path, *extra: str, html: Path | None = None, **env: str
 ) -> subprocess.CompletedProcess:
-    """The book's own build command (`python -m book.build`, as nox runs it) on `docs`, into
+    """The book's own build command (`python -m book build`, as nox runs it) on `docs`, into
     `html` (by default docs/_build/html)."""
     return subprocess.run(
         book_build.command(docs, html or docs / "_build" / "html", *extra),

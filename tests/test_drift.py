@@ -1,5 +1,7 @@
 """The drift report and the release matrix, on made-up verdicts."""
 
+import json
+
 from book import drift, matrix
 from book.markdown import as_markdown
 
@@ -311,3 +313,20 @@ def test_the_matrix_keeps_the_machine_a_release_ran_on_and_never_fills_one_in():
     }
     releases = matrix.build_matrix([older, newer])["releases"]
     assert [r.get("machine") for r in releases] == [None, {"cpu": "X", "cores": 2}]
+
+
+def test_python_m_book_runs_each_command_and_names_them_when_asked_otherwise(tmp_path, capsys):
+    from book.__main__ import main
+
+    changed, fine = tmp_path / "changed.json", tmp_path / "fine.json"
+    changed.write_text(json.dumps(drift.build_report(REPORT, FAILURES)))
+    report = claims_report(verdict("fine", "holds", expected={}, observed={}))
+    fine.write_text(json.dumps(drift.build_report(report, [])))
+    assert main(["drift", str(changed)]) == 1  # the drift command's own exit status
+    assert main(["drift", str(fine)]) == 0
+    for runs in ("0.10.2", "0.11.2"):
+        (tmp_path / f"jax-{runs}.json").write_text(json.dumps(claims_report(jax=runs)))
+    assert main(["matrix", str(tmp_path)]) == 0
+    assert json.loads((tmp_path / "matrix.json").read_text())["releases"]
+    assert main(["nothing"]) == main([]) == 2
+    assert "build SOURCE OUTDIR" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""`python -m book.build SOURCE OUTDIR [sphinx-build options]`: the one build command.
+"""`python -m book build SOURCE OUTDIR [sphinx-build options]`: the one build command.
 
 Sphinx with the book's options (nitpicky, warnings as errors, one page at a time, so no timing
 shares the machine); a failed build ends with its problems (book.failures).
@@ -18,7 +18,7 @@ OPTIONS = ["-n", "-W", "--keep-going", "-b", "html"]
 
 def command(source: Path | str, outdir: Path | str, *extra: str) -> list[str]:
     """This build command, run by this interpreter (for tools and tests)."""
-    return [sys.executable, "-m", "book.build", str(source), str(outdir), *extra]
+    return [sys.executable, "-m", "book", "build", str(source), str(outdir), *extra]
 
 
 def pages_run(build: Path, since: float) -> tuple[list[str], int]:
@@ -49,7 +49,3 @@ def main(argv: list[str] | None = None) -> int:
     if said is not None:
         print(f"\n{said}", flush=True)
     return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

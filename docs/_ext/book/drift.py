@@ -355,13 +355,9 @@ def to_markdown(report: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m book.drift REPORT.json`: exits 1 (naming REPORT's .md) when it changed."""
+    """`python -m book drift REPORT.json`: exits 1 (naming REPORT's .md) when it changed."""
     [path] = sys.argv[1:] if argv is None else argv
     if anything_changed(json.loads(Path(path).read_text())):
         print(f"the book drifted: see {Path(path).with_suffix('.md')}", file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

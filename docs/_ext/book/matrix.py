@@ -1,4 +1,4 @@
-"""The claim x release matrix: `python -m book.matrix FOLDER` reads each
+"""The claim x release matrix: `python -m book matrix FOLDER` reads each
 `jax-<version>.json` there and writes `matrix.json` (the page claims-matrix shows it): each
 claim's status per release and, if asserted, the release from which it holds to the newest.
 """
@@ -73,14 +73,10 @@ def since_text(entry: dict, releases: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    folder = Path((argv or sys.argv[1:])[0])
+    [folder] = map(Path, sys.argv[1:] if argv is None else argv)
     runs = [json.loads(p.read_text()) for p in sorted(folder.glob("jax-*.json"))]
     matrix = build_matrix(runs)
     (folder / "matrix.json").write_text(json.dumps(matrix, indent=2, ensure_ascii=False) + "\n")
     releases = ", ".join(r["jax"] for r in matrix["releases"])
     print(f"{folder / 'matrix.json'}: {len(matrix['claims'])} claims under {releases}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

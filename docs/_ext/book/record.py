@@ -69,7 +69,7 @@ def book_data(env) -> BookDomain:
 
 class BookCollector(EnvironmentCollector):
     """Fills the `book` domain as each page is read, and names the pages to read again. It
-    lives as long as its application, one build in `python -m book.build`, so it knows
+    lives as long as its application, one build in `python -m book build`, so it knows
     whether this build read a page."""
 
     def __init__(self) -> None:

@@ -253,7 +253,3 @@ def main(argv: list[str] | None = None) -> int:
         Path(site), plan.builds, plan.baseline, urlparse(os.environ.get("BOOK_BASEURL", "")).path
     )
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
