@@ -193,8 +193,8 @@ CHECKLIST = [
         "",
     ),
     (
-        "Guess the batch from `compiled.memory_analysis()`, then run a step at it; trade "
-        "recompute for memory with `jax.checkpoint(layer, policy=...)`.",
+        "Guess the batch from `compiled.memory_analysis()`, then run a step at it. Time "
+        "`jax.checkpoint(layer, policy=...)`: it trades recompute for memory, and can save time.",
         "jax.stages.Compiled.memory_analysis jax.checkpoint "
         "jax.checkpoint_policies.dots_with_no_batch_dims_saveable",
     ),

@@ -414,7 +414,8 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
         return rate_text(p.traffic, "B")
 
     def standing(p: Placement) -> str:
-        return f"{p.position}, {percent(p.share)}" + (
+        held = f" ({rate_text(p.bandwidth, 'B')} at its size)" if p.bound is Bound.CACHE else ""
+        return f"{p.position}{held}, {percent(p.share)}" + (
             "; more transcendentals than flops, which may set its time" if p.transcendental else ""
         )
 

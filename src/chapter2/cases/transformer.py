@@ -184,7 +184,8 @@ def make_step(config: Config):
 
 
 def train(config: Config, steps: int, seed: int = 0):
-    """`steps` updates from fresh parameters; returns the state and every loss as a float."""
+    """`steps` batches from fresh parameters (one update each, or one every `accumulate`);
+    returns the state and every loss as a float."""
     params = init(config, jax.random.key(seed))
     state, step = (params, make_optimizer(config).init(params)), make_step(config)
     data = batches(config, seed)  # one batch shape throughout: one compilation
