@@ -16,8 +16,13 @@ ROOT = Path(__file__).parent
 # Where every session writes (the book, its caches, drift builds, claims, benchmarks);
 # BOOK_BUILD_DIR moves it all. `nox -s record` copies what is kept into data/.
 BUILD = Path(os.environ.get("BOOK_BUILD_DIR", ROOT / "docs" / "_build")).resolve()
-# The book's sphinx-build command, with its options: docs/_ext/book/build.py.
-BOOK_BUILD = ["python", "-m", "book", "build", "docs", str(BUILD / "html")]
+
+
+def book_build(html: Path) -> list[str]:
+    """The book's build command (`python -m book build`) on docs/, into the folder `html`."""
+    return ["python", "-m", "book", "build", "docs", str(html)]
+
+
 # The pinned toolchain every session installs; `nox -s toolchain` tries the newest instead.
 CONSTRAINTS = ["-c", str(ROOT / "constraints.txt")]
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
@@ -120,7 +125,7 @@ def docs(session: nox.Session) -> None:
         shutil.rmtree(wheels, ignore_errors=True)
         session.run("uv", "build", "-q", "--wheel", "--out-dir", str(wheels), ".", external=True)
     try:
-        session.run(*BOOK_BUILD, *session.posargs)
+        session.run(*book_build(BUILD / "html"), *session.posargs)
     except nox.command.CommandFailed:
         session.error("the book did not build cleanly: the problems are listed above")
     session.log(f"Open {BUILD / 'html' / 'index.html'} in a browser.")
@@ -155,7 +160,7 @@ def drift(session: nox.Session) -> None:
     claims, version = _claims(session)
     build = BUILD / f"drift-{version}"
     env = {"BOOK_DRIFT_CLAIMS": str(claims), "BOOK_DRIFT_BASELINE": str(baseline)}
-    session.run(*BOOK_BUILD[:4], str(build / "html"), env=env, success_codes=[0, 1])
+    session.run(*book_build(build / "html"), env=env, success_codes=[0, 1])
     session.run("python", "-m", "book", "drift", str(build / "report.json"))  # 1: it drifted
 
 
@@ -269,7 +274,7 @@ def standin_gpu(session: nox.Session) -> None:
     shutil.copy(ROOT / "tools" / "stand_in_device.py", startup / "00-stand-in-gpu.py")
     env = {"IPYTHONDIR": str(build / "ipython")}
     env["JAX_PLATFORMS"] = "cpu"  # as tests/test_pages_as_scripts.py runs each page
-    session.run(*BOOK_BUILD[:4], str(build / "html"), env=env)
+    session.run(*book_build(build / "html"), env=env)
 
 
 @nox.session(python=PYTHON)
@@ -280,6 +285,6 @@ def toolchain(session: nox.Session) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     versions = session.run("uv", "pip", "freeze", "-p", "python", silent=True, external=True)
     (folder / "versions.txt").write_text(versions)
-    session.run(*BOOK_BUILD[:4], str(folder / "html"), success_codes=[0, 1])
+    session.run(*book_build(folder / "html"), success_codes=[0, 1])
     env = {"BOOK_BUILD_DIR": str(folder)}  # where the tests find the book (tests/conftest.py)
     session.run(*PYTEST, f"--junitxml={folder / 'pytest.xml'}", env=env)

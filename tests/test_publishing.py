@@ -1,6 +1,7 @@
 """The publishing recipe (.github/workflows) runs what the README says; it cannot run here."""
 
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -121,3 +122,25 @@ def test_the_per_push_build_keeps_the_execution_cache_keyed_by_the_lock():
     assert lock in cache["with"]["restore-keys"]
     order = [s.get("run") or s.get("uses") for s in steps("book.yml")]
     assert order.index(cache["uses"]) < order.index("bash .ci/run")
+
+
+def test_every_session_that_builds_the_book_gives_the_build_its_source_and_folder(monkeypatch):
+    """Each nox session builds through the noxfile's `book_build`, whose command is the one
+    `python -m book build` reads: the source folder, then the HTML folder."""
+    import ast
+
+    from book import __main__ as entry
+    from book import build
+
+    noxfile = (ROOT / "noxfile.py").read_text()
+    tree = ast.parse(noxfile)
+    [found] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "book_build"]
+    scope = {"Path": Path}
+    exec(compile(ast.Module([found], []), "noxfile.py", "exec"), scope)
+    command = scope["book_build"](Path("out/html"))
+    assert command[:3] == ["python", "-m", "book"]
+    seen = []
+    monkeypatch.setattr(build, "main", lambda argv: seen.append(argv) or 0)
+    assert entry.main(command[3:]) == 0
+    assert seen == [["docs", "out/html"]]
+    assert noxfile.count('"-m", "book", "build"') == 1  # no session spells it again
