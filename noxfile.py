@@ -179,9 +179,13 @@ def site(session: nox.Session) -> None:
     env = {"BOOK_SITE_PLAN": str(plan)}
     session.run("nox", "-s", "docs", env=env, external=True)
     for release in versions[1:]:  # a drift build fails when something changed: go on
+        begun = time.time()
         session.run(
             "nox", "-s", "drift", "--", release, env=env, external=True, success_codes=[0, 1]
         )
+        page = Path(builds[release]) / "index.html"  # 1 is also nox's own failure: check
+        if not page.is_file() or page.stat().st_mtime < begun:
+            session.error(f"the drift build of JAX {release} wrote no site: see its log above")
     assemble = [str(DOCS_PYTHON), "-m", "book", "site", str(BUILD / "site"), str(plan)]
     session.run(*assemble, external=True)
     timing = {"versions": versions, "seconds": round(time.perf_counter() - started, 1)}
