@@ -489,7 +489,7 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
                 cpu_only += 1
             elif there.cause:
                 item = nodes.paragraph("", "", _link(app, docname, data, data["id"]))
-                said = there.evidence.removeprefix(f"on {run.platform.upper()}, {there.reason}: ")
+                said = there.found
                 earlier = " (judged on what an earlier form of its check recorded)"
                 item += nodes.Text(
                     f": {_mark(there).astext()} {there.cause}: {there.reason}. "

@@ -1,7 +1,7 @@
 """The backends a claim is asserted on, and each claim judged again, as it is now, on what a
 run recorded on another backend (`chapter2.runs`), with the cause of any difference."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from chapter2.claims.registry import Claim, Kind, Observation, Status, judged
 from chapter2.runs import RecordedRun
@@ -50,6 +50,7 @@ class There:
     # statement says (what the same check expected of the CPU beside it): the device did
     # otherwise, in the way the book says of it.
     otherwise: bool = False
+    found: str = ""  # the evidence without the note of whose values it expected
 
 
 def _alike(control: dict | None, device: dict | None) -> bool:
@@ -138,6 +139,10 @@ class _Said:
     status: Status
     evidence: str
 
+    @property
+    def found(self) -> str:
+        return self.evidence
+
 
 def status_there(
     claim: Claim, run: RecordedRun, checked: list[str] | None = None, source: str | None = None
@@ -148,9 +153,9 @@ def status_there(
     verdict = _judged(claim, recorded, run, run.platform, checked)
     if verdict is None:
         evidence = recorded["evidence"] if recorded else "not recorded on this backend"
-        return There(None, evidence)
+        return There(None, evidence, found=evidence)
     partial = _partial(recorded, checked, source)
-    return There(str(verdict.status), verdict.evidence, partial=partial)
+    return There(str(verdict.status), verdict.evidence, partial=partial, found=verdict.found)
 
 
 def cause_there(
@@ -167,19 +172,16 @@ def cause_there(
     there = status_there(claim, run, checked, source)
     if there.status is None:
         return there
-    part = {"partial": there.partial}
     if claim.only_on and run.platform != claim.only_on[0]:
-        return There(there.status, there.evidence, Cause.CPU_ONLY, claim.only_on[1], **part)
+        return replace(there, cause=Cause.CPU_ONLY, reason=claim.only_on[1])
     own = claim.expected_on.get(run.platform)
     if there.status == here and own is None:
         return there
     if there.status == Status.HOLDS and own is not None:
         otherwise = _otherwise(claim, run)
-        return There(
-            there.status, there.evidence, Cause.DEVICE, own[1], otherwise=otherwise, **part
-        )
+        return replace(there, cause=Cause.DEVICE, reason=own[1], otherwise=otherwise)
     if there.status == Status.CANNOT_CHECK:  # its check said why it could not run there
-        return There(there.status, there.evidence, Cause.DEVICE, there.evidence, **part)
+        return replace(there, cause=Cause.DEVICE, reason=there.evidence)
     control = _judged(claim, run.host_verdicts.get(claim.id), run, "cpu", checked)
     if (
         control is not None
@@ -187,10 +189,10 @@ def cause_there(
         and _alike(run.host_verdicts.get(claim.id), run.verdicts.get(claim.id))
     ):
         reason = f"JAX {run.jax} on that machine's CPU did the same"
-        return There(there.status, there.evidence, Cause.RELEASE, reason, **part)
+        return replace(there, cause=Cause.RELEASE, reason=reason)
     if control is not None:
         reason = f"on that machine's CPU, JAX {run.jax} {DID[control.status]}"
         if str(control.status) == there.status:
             reason += ", with other values"
-        return There(there.status, there.evidence, Cause.DEVICE, reason, **part)
-    return There(there.status, there.evidence, Cause.DEVICE, "no CPU run beside it", **part)
+        return replace(there, cause=Cause.DEVICE, reason=reason)
+    return replace(there, cause=Cause.DEVICE, reason="no CPU run beside it")

@@ -247,6 +247,14 @@ class Verdict:
             return f"{self.note}: {self.observation.sentence('expected there')}"
         return self.observation.sentence()
 
+    @property
+    def found(self) -> str:
+        """The evidence without its note, which says why the values expected are not the
+        CPU's (`note`)."""
+        if self.observation is None or self.claim.kind is Kind.OBSERVED or not self.note:
+            return self.evidence
+        return self.observation.sentence("expected there")
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.claim.id,
