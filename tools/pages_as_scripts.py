@@ -18,13 +18,11 @@ import tempfile
 from pathlib import Path
 
 from book.dependencies import claims_verified
-from record_backend import ROOT, notebook_pages, page_script, run_script
+from record_backend import PIN_CPU, ROOT, notebook_pages, page_script, run_script
 
 from chapter2.claims import claims
 
 STAND_IN = ROOT / "tools" / "stand_in_device.py"
-# The last line of the setup cell of a page about the CPU (CONTRIBUTING.md, "Writing a page").
-PIN_CPU = 'jax.config.update("jax_default_device", jax.devices("cpu")[0])'
 
 # After the stand-in GPU, every verdict is written down with the platform it was judged on.
 RECORD_VERDICTS = """
