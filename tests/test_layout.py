@@ -46,12 +46,12 @@ def test_shares_buffer():
         (
             16,
             5000,
-            "So the sums run again at 5,000 × 5,000, 100 MB, four times the caches' edge or more.",
+            "So the sums run again at 5,000 × 5,000, 100 MB, 6 times the caches' edge.",
         ),
         (
             64,
             9000,
-            "So the sums run again at 9,000 × 9,000, 324 MB, four times the caches' edge or more.",
+            "So the sums run again at 9,000 × 9,000, 324 MB, 5 times the caches' edge.",
         ),
         (480, None, "The stream measured caches up to 480 MiB here, too large"),
         (None, None, "The stream measured no cache faster than memory here"),

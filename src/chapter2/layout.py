@@ -81,8 +81,8 @@ def past_cache_words(edge: int | None, side: int | None, copy: "CallCost | None"
             "already stream from memory."
         )
     said = (
-        f"So the sums run again at {side:,} × {side:,}, {4 * side * side / 1e6:.0f} MB, four "
-        "times the caches' edge or more."
+        f"So the sums run again at {side:,} × {side:,}, {4 * side * side / 1e6:.0f} MB, "
+        f"{4 * side * side / edge:.0f} times the caches' edge."
     )
     if copy is None:
         return said
