@@ -173,7 +173,7 @@ CHECKLIST = [
     ),
     (
         "Put each batch on the device with `jax.device_put`, the next one while the step runs; "
-        "`jax.transfer_guard('disallow')` finds the implicit copies.",
+        "`jax.transfer_guard('disallow')` finds the implicit copies to the device.",
         "jax.device_put jax.transfer_guard",
     ),
     ("Give every batch one shape, so the step compiles once: drop or pad the last one.", ""),
