@@ -6,9 +6,10 @@ and the roofline's verdict.
 
 --args is a Python expression for the arguments (a tuple for several), evaluated with jax,
 jnp and np in scope. The roofs are measured first, in a few seconds: the fastest float32
-matrix product under jit, and a stream over working sets from 32 KiB to 512 MiB, which finds
-where the caches end and how fast each size streams; your function is placed under the rate
-of the smallest working set that holds its arrays. The flops and bytes are XLA's cost
+matrix product under jit, and streams over working sets from 32 KiB to 512 MiB, which find
+where the caches end and how fast each size streams, in place, reading only and into a new
+array. Your function is placed under the stream of its own pattern (from its memory analysis)
+at the smallest working set that holds its arrays. The flops and bytes are XLA's cost
 analysis of the compiled function, an estimate read from its optimized HLO: it counts a
 loop's body once, and a library call's work only where XLA knows it. The time is the median
 of runs, each waited for, with the middle half of them. The report counts the fresh pages
@@ -51,6 +52,8 @@ def report(target: str, expression: str) -> dict:
         "bytes": placed.bytes,
         "footprint": placed.footprint,
         "in cache": placed.in_cache,
+        "pattern": str(placed.pattern),
+        "bandwidth": placed.bandwidth,
         "intensity": placed.intensity,
         "ridge": placed.ridge,
         "seconds": {"median": timing.median, "low": timing.low, "high": timing.high},
@@ -77,11 +80,9 @@ def printed(found: dict) -> str:
             f"flops            {found['flops']:,.0f}",
             f"bytes accessed   {found['bytes']:,.0f}",
             f"arrays           {found['footprint']:,.0f} bytes, "
-            + (
-                "in a cache: its roof is the stream's at that size"
-                if found["in cache"]
-                else "past the caches: its roof is main memory's"
-            ),
+            + ("in a cache" if found["in cache"] else "past the caches")
+            + f", {found['pattern']}: its roof is {rate_text(found['bandwidth'], 'B')} (the "
+            f"stream {found['pattern']})",
             f"intensity        {found['intensity']:.3g} flops per byte, against a ridge of "
             f"{found['ridge']:.3g}",
             f"time             {median:.3g} ms median ({low:.3g} to {high:.3g} ms for the "

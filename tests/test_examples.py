@@ -79,7 +79,7 @@ def test_roofline_places_the_pages_v2_as_the_page_counts_it():
     import jax
 
     from chapter2.cases.distances import distances_v2, evidence
-    from chapter2.roofline import Placement, Roofs
+    from chapter2.roofline import Pattern, Placement, Roofs
 
     done = run("roofline", "--quick", "--json")
     assert done.returncode == 0, done.stderr
@@ -93,11 +93,22 @@ def test_roofline_places_the_pages_v2_as_the_page_counts_it():
     assert seconds["low"] <= seconds["median"] <= seconds["high"]
     assert found["runs"] >= 5
     roofs = Roofs(**found["roofs"])
+    assert found["pattern"] == Pattern.NEW_OUTPUT  # D is a new array
     again = Placement(
-        found["flops"], found["bytes"], seconds["median"], roofs, 0.0, found["footprint"]
-    )
+        found["flops"], found["bytes"], seconds["median"], roofs, 0.0, found["footprint"],
+        Pattern(found["pattern"]),
+    )  # fmt: skip
+    assert found["bandwidth"] == again.bandwidth
     assert found["footprint"] == 4 * (1000 * 64 + 1500 * 64 + 1000 * 1500)  # X, Y and D
     assert (found["verdict"], found["share"]) == (str(again.bound), again.share)
+
+
+@pytest.mark.parametrize(("fresh", "named"), [(64 * 2**20, True), (8 * 2**10, False)])
+def test_the_roofline_report_names_page_faults_and_donation_where_they_count(fresh, named):
+    fresh_pages = runpy.run_path(str(EXAMPLES / "roofline.py"))["fresh_pages"]
+    said = fresh_pages(fresh, 0.02)
+    assert ("page faults" in said and "donate_argnums" in said) == named
+    assert said.startswith("fresh pages")
 
 
 @pytest.mark.parametrize(

@@ -17,8 +17,10 @@ from chapter2.roofline import (
     ROOFS_VARIABLE,
     Bound,
     Level,
+    Pattern,
     Placement,
     Roofs,
+    access_pattern,
     levels_of,
     machine_roofs,
     percent,
@@ -198,7 +200,8 @@ def test_the_levels_come_from_the_stream_over_working_sets(rates, memory, edge):
 
 def test_pages_read_the_roofs_the_build_measured(tmp_path, monkeypatch):
     shared = tmp_path / "roofs.json"
-    roofs = Roofs(1.5e11, 3e10, CACHED.caches, SWEEP_HERE, 2, 32 * MIB, (6e9, 128 * MIB))
+    streams = ((MIB, 70e9),), ((MIB, 40e9, 0.0),)  # read only; into a new array
+    roofs = Roofs(1.5e11, 3e10, CACHED.caches, SWEEP_HERE, 2, 32 * MIB, *streams)
     shared.write_text(roofs.as_json())
     monkeypatch.setenv(ROOFS_VARIABLE, str(shared))
     assert machine_roofs() == roofs
@@ -255,6 +258,56 @@ def test_the_roofline_figure_draws_the_cache_roof_its_programs_are_held_to():
     large = Placement(1e6, 100 * mib, 1e-2, roofs, footprint=100 * mib)  # past them
     assert small.bandwidth == 70e9  # the stream's rate at its size, not the caches' median
     alt = roofline_figure({"one": {"small": small, "large": large}}).alt
-    assert f"{rate_text(70e9, 'B')} in the caches at a program's size" in alt
+    assert f"{rate_text(70e9, 'B')} in the caches at their size" in alt
     alone = roofline_figure({"one": {"large": large}}).alt
-    assert "in the caches at a program's size" not in alone  # no program there: no such roof
+    assert "in the caches" not in alone  # no program there: no such roof
+
+
+PATTERNED = Roofs(
+    100e9, 20e9, (Level("the caches", 80e9, 8 * MIB),),
+    ((MIB, 90e9), (8 * MIB, 70e9), (64 * MIB, 20e9), (128 * MIB, 20e9), (256 * MIB, 20e9)),
+    read_sweep=((MIB, 60e9), (8 * MIB, 95e9), (64 * MIB, 15e9), (256 * MIB, 14e9)),
+    output_sweep=((MIB, 50e9, 0.0), (8 * MIB, 45e9, 0.0), (64 * MIB, 8e9, 21 * MIB),
+                  (256 * MIB, 7e9, 85 * MIB)),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("footprint", "pattern", "bandwidth"),
+    [
+        (4 * MIB, Pattern.IN_PLACE, 70e9),  # the donated stream, in the caches at its size
+        (4 * MIB, Pattern.READ, 95e9),  # reading alone, at the smallest size that holds it
+        (4 * MIB, Pattern.NEW_OUTPUT, 45e9),  # a separate output, at 8 MiB of x, y and z
+        (100 * MIB, Pattern.IN_PLACE, 20e9),  # past the caches: memory's median
+        (100 * MIB, Pattern.NEW_OUTPUT, 7e9),  # fresh pages each call, as measured there
+        (1000 * MIB, Pattern.READ, 14e9),  # past every size: the largest's rate
+    ],
+)
+def test_a_program_is_held_to_the_stream_of_its_pattern_at_its_size(footprint, pattern, bandwidth):
+    program = Placement(0, footprint, 1.0, PATTERNED, footprint=footprint, pattern=pattern)
+    assert program.bandwidth == bandwidth
+    assert PATTERNED.fresh_at(100 * MIB) == 85 * MIB
+    assert PATTERNED.fresh_at(MIB) == 0
+
+
+@pytest.mark.parametrize(
+    ("arguments", "output", "temp", "alias", "pattern"),
+    [
+        (16 * MIB, 8 * 1024, 0, 0, Pattern.READ),  # a sum over rows: a vector out
+        (16 * MIB, 16 * MIB, 0, 0, Pattern.NEW_OUTPUT),  # a copy
+        (32 * MIB, 16 * MIB, 0, 16 * MIB, Pattern.IN_PLACE),  # donated 2 * x + y
+        (16 * MIB, 4, 400 * MIB, 0, Pattern.NEW_OUTPUT),  # a scalar out of a large temporary
+    ],
+)
+def test_the_pattern_is_read_from_the_memory_analysis(arguments, output, temp, alias, pattern):
+    from types import SimpleNamespace
+
+    memory = SimpleNamespace(argument_size_in_bytes=arguments, output_size_in_bytes=output,
+                             temp_size_in_bytes=temp, alias_size_in_bytes=alias)  # fmt: skip
+    assert access_pattern(memory) is pattern
+
+
+def test_the_roofs_keep_their_streams_through_json():
+    again = Roofs.from_json(PATTERNED.as_json())
+    assert again == PATTERNED
+    assert again.sweep_of(Pattern.NEW_OUTPUT)[2] == (64 * MIB, 8e9)

@@ -66,15 +66,17 @@ def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Fig
 
 
 def stream_sweep_figure(roofs) -> Figure:
-    """The stream's bandwidth against its working set (`chapter2.roofline.Roofs.sweep`), on
-    log axes, with the extent of each cache the sweep found (dotted) and the last-level cache
-    the CPU reports (dashed). The alt text gives every point."""
-    from chapter2.roofline import rate_text, size_text  # noqa: PLC0415
+    """The streams' bandwidth against their working set, one line for each way of meeting
+    memory (`chapter2.roofline.Pattern`), on log axes, with the extent of each cache the sweep
+    found (dotted) and the last-level cache the CPU reports (dashed). The alt text gives every
+    point."""
+    from chapter2.roofline import Pattern, rate_text, size_text  # noqa: PLC0415
 
-    sizes = [size / 2**20 for size, _ in roofs.sweep]
-    rates = [rate / 1e9 for _, rate in roofs.sweep]
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    ax.plot(sizes, rates, "o-", color="tab:blue", label="the stream, donated")
+    streams = {pattern: roofs.sweep_of(pattern) for pattern in Pattern if roofs.sweep_of(pattern)}
+    for (pattern, swept), style in zip(streams.items(), ("o-", "s--", "^-."), strict=False):
+        sizes = [size / 2**20 for size, _ in swept]
+        ax.plot(sizes, [rate / 1e9 for _, rate in swept], style, label=str(pattern))
     for cache in roofs.caches:
         ax.axvline(cache.extent / 2**20, ls=":", color="black", label=f"{cache.name}' edge")
     if roofs.reported_cache:
@@ -92,11 +94,26 @@ def stream_sweep_figure(roofs) -> Figure:
         if roofs.reported_cache
         else ""
     )
-    points = "; ".join(f"{size_text(size)}: {rate_text(rate, 'B')}" for size, rate in roofs.sweep)
+    points = " ".join(
+        f"{str(pattern).capitalize()}: "
+        + "; ".join(f"{size_text(size)}: {rate_text(rate, 'B')}" for size, rate in swept)
+        + "."
+        for pattern, swept in streams.items()
+    )
     return Figure.of(
         fig,
-        alt=f"Log-log plot of the stream's bandwidth by working set: {points}.{edges}{reported}",
+        alt=f"Log-log plot of the streams' bandwidth by working set. {points}{edges}{reported}",
     )
+
+
+def held_as(p) -> str:
+    """Where a placed program's bandwidth roof comes from, in words: "the caches, read only,
+    at their size"."""
+    from chapter2.roofline import Pattern  # noqa: PLC0415
+
+    where = "in the caches" if p.in_cache else "past the caches"
+    how = "" if p.pattern is Pattern.IN_PLACE else f", {p.pattern},"
+    return f"{where}{how} at their size"
 
 
 def roofline_figure(
@@ -105,8 +122,9 @@ def roofline_figure(
     """Placed programs (`chapter2.roofline.Placement`) as points of intensity against the rate
     they reached, on log axes, under the roofs they were placed under: a marker per series (a
     size, a machine), a colour per program, each program's smaller than the one before so
-    that points that coincide show as rings; a dotted line is the roof of programs whose
-    arrays fit the caches, the stream's rate at their size. A hollow point is
+    that points that coincide show as rings; a dotted line is the roof of programs held to
+    another rate than main memory's in-place stream: the stream of their pattern, in the caches
+    or past them, at their size (`Placement.bandwidth`). A hollow point is
     far under both of its roofs, or one of the (series, program) pairs in `overhead`, timed
     mostly as the fixed cost of a call. The alt text gives every point and roof."""
     from chapter2.roofline import Bound, rate_text  # noqa: PLC0415
@@ -117,17 +135,25 @@ def roofline_figure(
     low = min(*(p.intensity / 3 for p in placed), *(r.ridge / 10 for r in every_roofs))
     high = max(*(p.intensity * 3 for p in placed), *(r.ridge * 10 for r in every_roofs))
     grid = [low * (high / low) ** (i / 200) for i in range(201)]
-    # the bandwidth a program whose arrays fit a cache is held to: the stream's at its size
-    cache_rates = {r: sorted({p.bandwidth for p in placed if p.roofs == r and p.in_cache})
-                   for r in every_roofs}  # fmt: skip
+    # the bandwidths programs are held to besides memory's: their pattern's, at their size
+    held = {
+        r: sorted(
+            {
+                (p.bandwidth, held_as(p))
+                for p in placed
+                if p.roofs == r and p.bandwidth != r.bandwidth
+            }
+        )
+        for r in every_roofs
+    }
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for roofs, style in zip(every_roofs, ["-", "--"], strict=False):
         roof = [min(roofs.peak, i * roofs.bandwidth) / 1e9 for i in grid]
         ax.plot(grid, roof, style, color="black", lw=1.2, label=names[roofs])
-        for rate in cache_rates[roofs]:
-            in_cache = [min(roofs.peak, i * rate) / 1e9 for i in grid]
-            said = f"{names[roofs]}, in the caches at their size ({rate_text(rate, 'B')})"
-            ax.plot(grid, in_cache, ":", color="black", lw=1.2, label=said)
+        for rate, how in held[roofs]:
+            line = [min(roofs.peak, i * rate) / 1e9 for i in grid]
+            said = f"{names[roofs]}, {how} ({rate_text(rate, 'B')})"
+            ax.plot(grid, line, ":", color="black", lw=1.2, label=said)
     programs = list(dict.fromkeys(name for points in series.values() for name in points))
     colours = dict(zip(programs, plt.get_cmap("tab10").colors, strict=False))
     for (label, points), marker in zip(series.items(), "o^sD", strict=False):
@@ -156,10 +182,7 @@ def roofline_figure(
     ax.grid(which="both", alpha=0.25)
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8)
     roofs_text = "; ".join(
-        f"{names[r]}: {r}"
-        + "".join(
-            f", {rate_text(c, 'B')} in the caches at a program's size" for c in cache_rates[r]
-        )
+        f"{names[r]}: {r}" + "".join(f", {rate_text(rate, 'B')} {how}" for rate, how in held[r])
         for r in every_roofs
     )
     points_text = "; ".join(

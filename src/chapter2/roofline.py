@@ -6,10 +6,12 @@ roofs allow. Its arithmetic intensity F / B, set against the ridge (peak / bandw
 which roof binds; its measured time, set against what the roofs allow, says how close it
 came. Both roofs are measured here, in float32, on the cores XLA uses: the bandwidth as a
 stream over working sets from 32 KiB to 512 MiB, which finds the levels of memory a program
-meets and how far each reaches. A program is placed under the level its arrays fit in
-(`memory_analysis`), judged from those measured extents, never from the cache the CPU
-reports. F and B come from XLA's cost analysis, an estimate read from the optimized HLO, or
-from a count by hand.
+meets and how far each reaches, and as two more streams over the same sizes, for the other
+ways a program meets memory: reading only, and writing a new array (`Pattern`). A program is
+placed under the level its arrays fit in (`memory_analysis`), judged from those measured
+extents, never from the cache the CPU reports, and held to the stream of its own pattern.
+F and B come from XLA's cost analysis, an estimate read from the optimized HLO, or from a
+count by hand.
 """
 
 import json
@@ -33,6 +35,9 @@ ROUNDS = 30
 SWEEP = tuple(2**k for k in range(15, 30))
 SWEEP_BYTES = 64 * 2**20  # at least this much traffic a call, looped over the working set
 SWEEP_RUNS = 3  # timed calls a size, after one untimed: the fastest is its rate
+# Below this size a stream's arrays are copied in from NumPy; from it on, made by `jnp.ones`:
+# one compiles a program a shape, the other touches every page twice.
+MADE_BY_JAX = 32 * 2**20
 # A working set is in a cache where the stream runs this much faster than over the largest
 # sizes (main memory): a margin past the noise of a shared machine, so that a level's extent
 # does not move with a neighbour's load.
@@ -80,6 +85,15 @@ def size_text(nbytes: float) -> str:
     return f"{nbytes:.0f} B"
 
 
+class Pattern(StrEnum):
+    """How a program meets memory, each measured by a stream of its own over `x` and `y`."""
+
+    IN_PLACE = "in place"  # x = 2 * x + y, x donated: each write lands on a line just read
+    READ = "read only"  # x.sum() + y.sum(): reads its arrays, writes a number
+    NEW_OUTPUT = "into a new array"  # z = 2 * x + y: the output is memory of its own, which
+    # a CPU may read before writing, and which glibc maps afresh a call past its threshold
+
+
 @dataclass(frozen=True)
 class Level:
     """A level of the memory hierarchy as a program meets it: the stream's bandwidth there,
@@ -101,15 +115,23 @@ class Roofs:
     sweep: tuple[tuple[int, float], ...] = ()  # the stream's rate at each working set's size
     cores: int = 0  # the cores XLA used
     reported_cache: int | None = None  # the last-level cache the CPU reports, not measured
-    fresh_output: tuple[float, float] | None = None  # the stream into a new array each call,
-    # over a working set past the caches: (bytes/s, bytes of fresh pages a call)
+    read_sweep: tuple[tuple[int, float], ...] = ()  # the read-only stream, size by size
+    output_sweep: tuple[tuple[int, float, float], ...] = ()  # the stream into a new array:
+    # (size, bytes/s, bytes of fresh pages a call, from its minor page faults)
 
     def __post_init__(self):  # JSON gives lists: keep the record hashable
         object.__setattr__(self, "caches", tuple(Level(**c) if isinstance(c, dict) else c
                                                  for c in self.caches))  # fmt: skip
-        object.__setattr__(self, "sweep", tuple(map(tuple, self.sweep)))
-        if self.fresh_output is not None:
-            object.__setattr__(self, "fresh_output", tuple(self.fresh_output))
+        for name in ("sweep", "read_sweep", "output_sweep"):
+            object.__setattr__(self, name, tuple(map(tuple, getattr(self, name))))
+
+    def sweep_of(self, pattern: "Pattern") -> tuple[tuple[int, float], ...]:
+        """The stream's (size, bytes/s) for one pattern of access."""
+        if pattern is Pattern.READ:
+            return self.read_sweep
+        if pattern is Pattern.NEW_OUTPUT:
+            return tuple((size, rate) for size, rate, _ in self.output_sweep)
+        return self.sweep
 
     @property
     def memory(self) -> Level:
@@ -136,15 +158,35 @@ class Roofs:
         """Whether arrays of `footprint` bytes fit in a cache, as the sweep measured them."""
         return any(c.extent is not None and footprint <= c.extent for c in self.caches)
 
-    def bandwidth_for(self, footprint: float) -> float:
-        """The bandwidth roof of work whose arrays take `footprint` bytes: the stream's rate
-        at the smallest working set that holds them, where that is in a cache, else memory's
-        (never below memory's: a slower measure of a cache is noise)."""
+    def bandwidth_for(self, footprint: float, pattern: Pattern = Pattern.IN_PLACE) -> float:
+        """The bandwidth roof of work whose arrays take `footprint` bytes. In place: the
+        stream's rate at the smallest working set that holds them, where that is in a cache,
+        else memory's (never below memory's: a slower measure of a cache is noise). Read only,
+        or into a new array: that pattern's stream at the smallest working set that holds them
+        (the largest past every size), since what the second pays, fresh pages above all,
+        depends on the size."""
+        swept = self.sweep_of(pattern)
+        if pattern is not Pattern.IN_PLACE and swept:
+            return next((rate for size, rate in swept if size >= footprint), swept[-1][1])
         if not self.fits_cache(footprint):
             return self.bandwidth
         level = self.level_for(footprint)
         rate = next((r for size, r in self.sweep if size >= footprint), level.bandwidth)
         return max(rate, self.bandwidth)
+
+    def memory_rate(self, pattern: Pattern = Pattern.IN_PLACE) -> float:
+        """Main memory's rate for one pattern: its stream's median over the three largest
+        working sets (in place, the bandwidth)."""
+        swept = self.sweep_of(pattern)
+        if pattern is Pattern.IN_PLACE or not swept:
+            return self.bandwidth
+        return statistics.median(rate for _, rate in swept[-3:])
+
+    def fresh_at(self, footprint: float) -> float:
+        """Bytes of fresh pages a call of the stream into a new array touched, at the smallest
+        working set that holds `footprint` bytes (0 where not measured)."""
+        return next((fresh for size, _, fresh in self.output_sweep if size >= footprint),
+                    self.output_sweep[-1][2] if self.output_sweep else 0.0)  # fmt: skip
 
     def __str__(self) -> str:
         caches = "".join(
@@ -181,17 +223,63 @@ def levels_of(sweep: list[tuple[int, float]]) -> tuple[float, tuple[Level, ...]]
     return memory, (cache,)
 
 
-def stream_rates(sizes=SWEEP, runs: int = SWEEP_RUNS, least: int = SWEEP_BYTES) -> list:
-    """The donated stream `x = 2 * x + y` over each working set of `sizes` bytes (x and y
-    together), looped inside one call until `least` bytes moved: (size, bytes/s) of the
-    fastest of `runs` calls after an untimed one."""
-    import jax  # noqa: PLC0415 - imported when measured
+def _ones(n: int):
+    """n float32 ones on the device, made the cheaper way for their size (MADE_BY_JAX)."""
+    import jax  # noqa: PLC0415
     import jax.numpy as jnp  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415
 
-    found = []
-    for size in sizes:
+    if 4 * n >= MADE_BY_JAX:
+        return jnp.ones(n, jnp.float32)
+    return jax.device_put(np.ones(n, np.float32))
+
+
+def batch_rate(stream, args: tuple, moved: int, runs: int = SWEEP_RUNS,
+               least: int = SWEEP_BYTES) -> tuple[float, float]:  # fmt: skip
+    """Calls of `stream` (one pass, `moved` bytes each), issued back to back until `least`
+    bytes moved, so that the wait for each result is not timed (a call's own cost is measured
+    apart): bytes/s of the fastest of `runs` such batches after an untimed call, and the bytes
+    of fresh pages a call touched (its minor page faults, over the timed batches)."""
+    import resource  # noqa: PLC0415
+
+    import jax  # noqa: PLC0415 - imported when measured
+
+    calls = max(1, least // moved)
+    jax.block_until_ready(stream(*args))
+    faults, fastest = resource.getrusage(resource.RUSAGE_SELF).ru_minflt, math.inf
+    for _ in range(runs):
+        start = time.perf_counter()
+        for _ in range(calls):
+            result = stream(*args)
+        jax.block_until_ready(result)
+        fastest = min(fastest, time.perf_counter() - start)
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+    return moved * calls / fastest, faults * resource.getpagesize() / (runs * calls)
+
+
+def stream_rates(sizes=SWEEP, runs: int = SWEEP_RUNS, least: int = SWEEP_BYTES) -> dict:
+    """Three streams over `x` and `y` (float32, `size` bytes together) at each of `sizes`,
+    one per `Pattern`: (size, bytes/s) for each, and for a new array its fresh pages too.
+
+    In place, `x = 2 * x + y` with `x` donated is looped inside one call until `least` bytes
+    moved, so that a small working set is timed at its level, not at the cost of a call: the
+    fastest of `runs` calls after an untimed one. Read only, `x.sum() + y.sum()`, and into a
+    new array, `2 * x + y` over the first two thirds of each (so that with the output it
+    touches `size` bytes), are timed as programs run: one pass a call (`batch_rate`). The new
+    array's fresh pages are its minor page faults.
+
+    The sizes run from the largest down. Once a block past its threshold has been freed,
+    glibc's malloc raises that threshold (to 32 MiB at most) and keeps what it frees below it
+    for reuse: from then on, as in a page that has run a large program, only an output past
+    the threshold gets fresh pages each call. From the smallest up, whether a mid-sized output
+    did depended on the sizes before it."""
+    import jax  # noqa: PLC0415 - imported when measured
+
+    read = jax.jit(lambda x, y: x.sum() + y.sum())
+    found = {pattern: [] for pattern in Pattern}
+    for size in sorted(sizes, reverse=True):
         n = size // 8  # float32 elements of each of x and y
-        moved = 3 * 4 * n  # read x and y, write x
+        moved = 3 * 4 * n  # read x and y, write x (or a new array)
         loops = max(1, least // moved)
         # Donated, x's buffer takes the result: every call streams over the same two arrays
         # and writes no fresh memory (whose page faults would be timed too).
@@ -199,43 +287,28 @@ def stream_rates(sizes=SWEEP, runs: int = SWEEP_RUNS, least: int = SWEEP_BYTES) 
             lambda x, y, loops=loops: jax.lax.fori_loop(0, loops, lambda _, x: 2.0 * x + y, x),
             donate_argnums=0,
         )
-        x, y = jnp.ones(n, jnp.float32), jnp.ones(n, jnp.float32)
+        x, y = _ones(n), _ones(n)
         x = jax.block_until_ready(stream(x, y))
         fastest = math.inf
         for _ in range(runs):
             start = time.perf_counter()
             x = jax.block_until_ready(stream(x, y))
             fastest = min(fastest, time.perf_counter() - start)
-        found.append((size, moved * loops / fastest))
+        found[Pattern.IN_PLACE].append((size, moved * loops / fastest))
+        found[Pattern.READ].append((size, batch_rate(read, (x, y), size, runs, least)[0]))
+        # Into a new array over the first two thirds of x and y: with the output, `size` bytes.
+        m = 2 * n // 3
+        new_output = jax.jit(lambda x, y, m=m: 2.0 * x[:m] + y[:m])
+        into_new = batch_rate(new_output, (x, y), 12 * m, runs, least)
+        found[Pattern.NEW_OUTPUT].append((size, *into_new))
         del x, y
-    return found
-
-
-def fresh_output_stream(size: int = SWEEP[-2], runs: int = SWEEP_RUNS) -> tuple[float, float]:
-    """The stream `2 * x + y` into a new array each call, over a working set of `size` bytes:
-    its bytes/s (the fastest of `runs`) and the fresh pages a call touches, in bytes (its
-    minor page faults): what a program pays that neither donates nor reuses its output."""
-    import jax  # noqa: PLC0415
-    import jax.numpy as jnp  # noqa: PLC0415
-
-    from chapter2.layout import call_cost  # noqa: PLC0415
-
-    n = size // 8
-    stream = jax.jit(lambda x, y: 2.0 * x + y)
-    x, y = jnp.ones(n, jnp.float32), jnp.ones(n, jnp.float32)
-    cost = call_cost(lambda: jax.block_until_ready(stream(x, y)), calls=runs)
-    fastest = math.inf
-    for _ in range(runs):
-        start = time.perf_counter()
-        jax.block_until_ready(stream(x, y))
-        fastest = min(fastest, time.perf_counter() - start)
-    return 3 * 4 * n / fastest, cost.fresh_bytes
+    return {pattern: sorted(rates) for pattern, rates in found.items()}
 
 
 def measure_roofs() -> Roofs:
     """Measure this machine's roofs, in a few seconds: the product's fastest run, then the
     stream over working sets from 32 KiB to 512 MiB (the levels of memory it meets), then
-    the same stream into a new array each call."""
+    the read-only stream and the stream into a new array over the same sizes."""
     import jax  # noqa: PLC0415 - imported when measured
     import jax.numpy as jnp  # noqa: PLC0415
 
@@ -255,7 +328,8 @@ def measure_roofs() -> Roofs:
         return fastest
 
     before = fastest_product()
-    sweep = stream_rates()
+    streams = stream_rates()
+    sweep = streams[Pattern.IN_PLACE]
     memory, caches = levels_of(sweep)
     return Roofs(
         2 * n**3 / min(before, fastest_product()),
@@ -264,7 +338,8 @@ def measure_roofs() -> Roofs:
         tuple(sweep),
         xla_cores(),
         last_level_cache(),
-        fresh_output_stream(),
+        tuple(streams[Pattern.READ]),
+        tuple(streams[Pattern.NEW_OUTPUT]),
     )
 
 
@@ -317,7 +392,7 @@ ABOVE[Bound.RIDGE] = "above the roofs, near the ridge"
 class Placement:
     """A program of `flops`, `bytes` and `transcendentals` that took `seconds`, under `roofs`;
     its arrays (arguments, results, temporaries) take `footprint` bytes, or, where that is not
-    known, no fewer than its bytes are taken to."""
+    known, no fewer than its bytes are taken to; it meets memory as `pattern` says."""
 
     flops: float
     bytes: float
@@ -325,6 +400,7 @@ class Placement:
     roofs: Roofs
     transcendentals: float = 0.0
     footprint: float | None = None
+    pattern: Pattern = Pattern.IN_PLACE
 
     @property
     def in_cache(self) -> bool:
@@ -348,8 +424,9 @@ class Placement:
 
     @property
     def bandwidth(self) -> float:
-        """Its bandwidth roof: the cache's if its arrays fit there, else memory's."""
-        return self.roofs.bandwidth_for(self.bytes if self.footprint is None else self.footprint)
+        """Its bandwidth roof: its pattern's stream at its size (`Roofs.bandwidth_for`)."""
+        held = self.bytes if self.footprint is None else self.footprint
+        return self.roofs.bandwidth_for(held, self.pattern)
 
     @property
     def ridge(self) -> float:
@@ -414,7 +491,9 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
         return rate_text(p.traffic, "B")
 
     def standing(p: Placement) -> str:
-        held = f" ({rate_text(p.bandwidth, 'B')} at its size)" if p.bound is Bound.CACHE else ""
+        other = p.bandwidth != p.roofs.bandwidth and p.bound is not Bound.COMPUTE
+        held = f" (held to {rate_text(p.bandwidth, 'B')}, the stream {p.pattern} at its size)"
+        held = held if other else ""
         return f"{p.position}{held}, {percent(p.share)}" + (
             "; more transcendentals than flops, which may set its time" if p.transcendental else ""
         )
@@ -443,13 +522,24 @@ def footprint(memory) -> int:
     )
 
 
+def access_pattern(memory) -> Pattern:
+    """How a compiled program meets memory, from its `memory_analysis()`: writing (results
+    and temporaries its inputs do not hold) under a hundredth of what it reads, it reads only,
+    or, where its results alias donated inputs, works in place; else it writes new arrays."""
+    written = memory.output_size_in_bytes + memory.temp_size_in_bytes - memory.alias_size_in_bytes
+    if 100 * written >= memory.argument_size_in_bytes:
+        return Pattern.NEW_OUTPUT
+    return Pattern.IN_PLACE if memory.alias_size_in_bytes else Pattern.READ
+
+
 def place(compiled, seconds: float, roofs: Roofs) -> Placement:
     """A compiled program that took `seconds` (a median, say), its flops and bytes read from
-    XLA's cost analysis, its footprint from its memory analysis."""
+    XLA's cost analysis, its footprint and its pattern from its memory analysis."""
     from chapter2.compat import cost_analysis  # noqa: PLC0415 - imports JAX
 
     costs = cost_analysis(compiled)
     flops = costs.get("flops", 0.0)  # a copy has none
     transcendentals = costs.get("transcendentals", 0.0)
-    held = footprint(compiled.memory_analysis())
-    return Placement(flops, costs["bytes accessed"], seconds, roofs, transcendentals, held)
+    memory = compiled.memory_analysis()
+    return Placement(flops, costs["bytes accessed"], seconds, roofs, transcendentals,
+                     footprint(memory), access_pattern(memory))  # fmt: skip
