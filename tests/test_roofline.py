@@ -105,7 +105,19 @@ def test_a_table_shows_the_share_of_the_median_time():
     spread = {"copy": BenchResult((0.04, 0.08, 0.16))}
     head, _, row = placement_table({"copy": copy}, spread).splitlines()
     assert row.endswith("| 80.0 | 0 | 12.5 GB/s | under the memory roof, 50% |")
-    assert head.endswith("| against the roofs (share of what they allow) |")
+    assert head.endswith(
+        "| against the roofs (a stream held to, if not memory's; share of what they allow) |"
+    )
+
+
+def test_a_table_names_the_stream_a_program_is_held_to_where_not_memorys():
+    into_new = Placement(0, 100 * MIB, 0.02, PATTERNED, footprint=100 * MIB,
+                         pattern=Pattern.NEW_OUTPUT)  # fmt: skip
+    in_place = Placement(0, 100 * MIB, 0.02, PATTERNED, footprint=100 * MIB)
+    timed = {"new": BenchResult((0.02,) * 3), "in place": BenchResult((0.02,) * 3)}
+    new, same = placement_table({"new": into_new, "in place": in_place}, timed).splitlines()[2:]
+    assert new.endswith(f"| under the memory roof (into a new array, {rate_text(7e9, 'B')}), 75% |")
+    assert same.endswith("| under the memory roof, 26% |")  # main memory's own roof: unnamed
 
 
 def test_a_program_of_more_transcendentals_than_flops_keeps_its_roof_and_says_so():
@@ -281,6 +293,7 @@ PATTERNED = Roofs(
         (100 * MIB, Pattern.IN_PLACE, 20e9),  # past the caches: memory's median
         (100 * MIB, Pattern.NEW_OUTPUT, 7e9),  # fresh pages each call, as measured there
         (1000 * MIB, Pattern.READ, 14e9),  # past every size: the largest's rate
+        (MIB // 4, Pattern.READ, 90e9),  # under the first size's half: as if in place
     ],
 )
 def test_a_program_is_held_to_the_stream_of_its_pattern_at_its_size(footprint, pattern, bandwidth):

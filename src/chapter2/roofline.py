@@ -38,6 +38,9 @@ SWEEP_RUNS = 3  # timed calls a size, after one untimed: the fastest is its rate
 # Below this size a stream's arrays are copied in from NumPy; from it on, made by `jnp.ones`:
 # one compiles a program a shape, the other touches every page twice.
 MADE_BY_JAX = 32 * 2**20
+# The streams of the other patterns, one pass a call, start at this size: below it, a call's own
+# cost (about 10 us here) would set their rate, and a program is held as if it worked in place.
+PATTERNS_FROM = 4 * 2**20
 # A working set is in a cache where the stream runs this much faster than over the largest
 # sizes (main memory): a margin past the noise of a shared machine, so that a level's extent
 # does not move with a neighbour's load.
@@ -164,9 +167,10 @@ class Roofs:
         else memory's (never below memory's: a slower measure of a cache is noise). Read only,
         or into a new array: that pattern's stream at the smallest working set that holds them
         (the largest past every size), since what the second pays, fresh pages above all,
-        depends on the size."""
+        depends on the size; where that working set would be smaller than the pattern's
+        sweep starts (PATTERNS_FROM, on a doubling grid), as if in place."""
         swept = self.sweep_of(pattern)
-        if pattern is not Pattern.IN_PLACE and swept:
+        if pattern is not Pattern.IN_PLACE and swept and footprint > swept[0][0] / 2:
             return next((rate for size, rate in swept if size >= footprint), swept[-1][1])
         if not self.fits_cache(footprint):
             return self.bandwidth
@@ -265,8 +269,8 @@ def stream_rates(sizes=SWEEP, runs: int = SWEEP_RUNS, least: int = SWEEP_BYTES) 
     moved, so that a small working set is timed at its level, not at the cost of a call: the
     fastest of `runs` calls after an untimed one. Read only, `x.sum() + y.sum()`, and into a
     new array, `2 * x + y` over the first two thirds of each (so that with the output it
-    touches `size` bytes), are timed as programs run: one pass a call (`batch_rate`). The new
-    array's fresh pages are its minor page faults.
+    touches `size` bytes), are timed as programs run: one pass a call (`batch_rate`), from
+    PATTERNS_FROM up. The new array's fresh pages are its minor page faults.
 
     The sizes run from the largest down. Once a block past its threshold has been freed,
     glibc's malloc raises that threshold (to 32 MiB at most) and keeps what it frees below it
@@ -295,12 +299,13 @@ def stream_rates(sizes=SWEEP, runs: int = SWEEP_RUNS, least: int = SWEEP_BYTES) 
             x = jax.block_until_ready(stream(x, y))
             fastest = min(fastest, time.perf_counter() - start)
         found[Pattern.IN_PLACE].append((size, moved * loops / fastest))
-        found[Pattern.READ].append((size, batch_rate(read, (x, y), size, runs, least)[0]))
-        # Into a new array over the first two thirds of x and y: with the output, `size` bytes.
-        m = 2 * n // 3
-        new_output = jax.jit(lambda x, y, m=m: 2.0 * x[:m] + y[:m])
-        into_new = batch_rate(new_output, (x, y), 12 * m, runs, least)
-        found[Pattern.NEW_OUTPUT].append((size, *into_new))
+        if size >= PATTERNS_FROM:
+            found[Pattern.READ].append((size, batch_rate(read, (x, y), size, runs, least)[0]))
+            # Into a new array over the first two thirds of x and y: with it, `size` bytes.
+            m = 2 * n // 3
+            new_output = jax.jit(lambda x, y, m=m: 2.0 * x[:m] + y[:m])
+            into_new = batch_rate(new_output, (x, y), 12 * m, runs, least)
+            found[Pattern.NEW_OUTPUT].append((size, *into_new))
         del x, y
     return {pattern: sorted(rates) for pattern, rates in found.items()}
 
@@ -482,7 +487,9 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     """A Markdown table: each program's median time (`timings`: BenchResults by name), its
     intensity, the rate it reached against the roof that applies (flops past the ridge, bytes
     short of it), and its verdict with its share of what the roofs allow (`placed`:
-    Placements by name)."""
+    Placements by name); where a bandwidth-bound program's roof is not main memory's in-place
+    rate, the verdict names the stream it is held to: its pattern and that stream's rate at its
+    size."""
     from chapter2.timing import milliseconds  # noqa: PLC0415 - imported by the pages anyway
 
     def achieved(p: Placement) -> str:
@@ -491,9 +498,8 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
         return rate_text(p.traffic, "B")
 
     def standing(p: Placement) -> str:
-        other = p.bandwidth != p.roofs.bandwidth and p.bound is not Bound.COMPUTE
-        held = f" (held to {rate_text(p.bandwidth, 'B')}, the stream {p.pattern} at its size)"
-        held = held if other else ""
+        other = p.bandwidth != p.roofs.bandwidth and p.bound in (Bound.MEMORY, Bound.CACHE)
+        held = f" ({p.pattern}, {rate_text(p.bandwidth, 'B')})" if other else ""
         return f"{p.position}{held}, {percent(p.share)}" + (
             "; more transcendentals than flops, which may set its time" if p.transcendental else ""
         )
@@ -505,7 +511,7 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     ]
     head = (
         "| program | median ms | flops per byte | reached "
-        "| against the roofs (share of what they allow) |\n"
+        "| against the roofs (a stream held to, if not memory's; share of what they allow) |\n"
         "|---|---|---|---|---|\n"
     )
     return head + "\n".join(rows)
