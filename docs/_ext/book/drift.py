@@ -5,6 +5,8 @@ import json
 import sys
 from pathlib import Path
 
+import jinja2
+
 from book.markdown import Inline, as_markdown, escape, quoted, with_code
 from chapter2.claims.registry import ClaimDrift, Observation, Status, counted
 
@@ -198,73 +200,63 @@ def shared(report: dict) -> bool:
     return any(sum(len(c[kind]) for c in report["causes"]) > n for kind, n in explained.items())
 
 
-def _claim_block(claim: dict) -> list[str]:
-    recorded = (claim.get("baseline") or {}).get("status")
-    return [
-        f"#### {claim['id']} (page `{claim['section']}`, {claim['kind']})",
-        "",
-        *_said("the book says", claim["statement"]),
-        *([f"- the baseline recorded: {recorded}"] if recorded not in (None, "holds") else []),
-        *(
-            _said("the check could not run", claim["evidence"])
-            if claim["expected"] is None
-            else [*_said("this JAX did", claim["evidence"]), *_differences(claim)]
-        ),
-        "",
-    ]
-
-
 def _first_line(source: str) -> str:
     line = source.strip().splitlines()[0] if source.strip() else ""
     return _short(line, 50).replace("`", "'")
 
 
-def _cell_block(cell: dict) -> list[str]:
-    head = f"#### page `{cell['page']}`: `{_first_line(cell['cell'])}`"
-    if cell["claims"] and cell.get("error_type") == ClaimDrift.__name__:
-        return [head, "", "It fails with the drift shown above.", ""]
-    return [
-        head,
-        "",
-        *_fenced(cell["cell"], "python"),
-        "",
-        "error:",
-        "",
-        *_fenced(cell["error"]),
-        "",
-    ]
+def _said_of(claim: dict, label: str, key: str = "statement") -> str:
+    return "\n".join(_said(label, claim[key]))
 
 
-def _output_block(change: dict) -> list[str]:
-    source = change["cell"].splitlines()
-    shown = "\n".join(source[:6] + (["# ..."] if len(source) > 6 else []))
-    return [
-        f"#### page `{change['page']}`, code cell {change['cell_index'] + 1} "
-        f"(`{_first_line(change['cell'])}`), {change['output']}",
-        "",
-        *_fenced(shown, "python"),
-        "",
-        *_fenced(change["diff"] or "(whitespace only)", "diff"),
-        "",
-    ]
+def _head_of(source: str) -> str:
+    """A cell's first six lines, and a mark where it goes on."""
+    lines = source.splitlines()
+    return "\n".join(lines[:6] + (["# ..."] if len(lines) > 6 else []))
 
 
-def _listed(items: list[dict], block, shown: dict, where: str) -> list[str]:
-    """Each item in full the first time, then a line that says where it is shown."""
-    out = []
-    for item in items:
-        key = (item["page"], item["cell"], item.get("output"))
-        if key in shown:
-            out += [f"- page `{item['page']}`: shown under {shown[key]}", ""]
-        else:
-            shown[key] = where
-            out += block(item)
-    return out
+TEMPLATE = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    undefined=jinja2.StrictUndefined,
+)
+TEMPLATE.filters.update(
+    counted=counted,
+    said=_said_of,
+    differences=_differences,
+    fenced=lambda text, language="text": "\n".join(_fenced(text, language)),
+    first_line=_first_line,
+    head_of=_head_of,
+    escape_md=escape,
+    with_code=with_code,
+)
+
+
+def _once(causes_: list[dict]) -> tuple[list, list]:
+    """Each cause's failing cells and changed outputs as (where it is shown, item): "" the
+    first time an item appears, in full, then the cause that shows it."""
+    shown: dict = {}
+
+    def listed(items: list[dict], where: str) -> list[tuple[str, dict]]:
+        out = []
+        for item in items:
+            key = (item["page"], item["cell"], item.get("output"))
+            out.append((shown.get(key, ""), item))
+            shown.setdefault(key, where)
+        return out
+
+    cells, outputs = [], []
+    for n, cause in enumerate(causes_, 1):
+        cells.append(listed(cause["failing_cells"], f"cause {n}"))
+        outputs.append(listed(cause["changed_outputs"], f"cause {n}"))
+    return cells, outputs
 
 
 def to_markdown(report: dict) -> str:
-    """The report for a maintainer, as Markdown: a sentence per cause, each cause in full, the
-    rest."""
+    """The report for a maintainer, as Markdown (templates/drift_report.md.jinja): a sentence
+    per cause, each cause in full, the rest."""
     causes_, cells, outputs = report["causes"], report["failing_cells"], report["changed_outputs"]
     lost = {"cell": report["unexplained_cells"], "output": report["unexplained_outputs"]}
 
@@ -278,80 +270,34 @@ def to_markdown(report: dict) -> str:
         )
 
     baseline = report.get("baseline")
-    against = (
-        f" (against the baseline's recorded results: JAX {baseline['jax']}, recorded "
-        f"{baseline['recorded']})"
-        if baseline
-        else ""
+    shown_cells, shown_outputs = _once(causes_)
+    view = {
+        "against": (
+            f" (against the baseline's recorded results: JAX {baseline['jax']}, recorded "
+            f"{baseline['recorded']})"
+            if baseline
+            else ""
+        ),
+        "cells_explained": explained(cells, "cell"),
+        "compared": (
+            f"; {counted(len(outputs), 'output')} changed{explained(outputs, 'output')}"
+            if report["outputs_compared"]
+            else "; outputs not compared (no baseline build)"
+        ),
+        "causes": [as_markdown(cause_pieces(c)) for c in causes_],
+        "unexplained": [
+            counted(len(v), f"failing {k}" if k == "cell" else "changed output")
+            for k, v in lost.items()
+            if v
+        ],
+        "unexplained_number": f"{len(causes_) + 1}. " if causes_ else "",
+        "shared": COUNTED_UNDER_EACH if shared(report) else "",
+        "cells": shown_cells,
+        "outputs": shown_outputs,
+    }
+    return TEMPLATE.get_template("drift_report.md.jinja").render(
+        r=report, view=view, drift_error=ClaimDrift.__name__
     )
-    compared = (
-        f"; {counted(len(outputs), 'output')} changed{explained(outputs, 'output')}"
-        if report["outputs_compared"]
-        else "; outputs not compared (no baseline build)"
-    )
-    out = [
-        f"# Drift report: JAX {report['jax']} (jaxlib {report['jaxlib']}, "
-        f"Python {report['python']})",
-        "",
-        f"Recorded {report['recorded']}. {len(report['changed_claims'])} of "
-        f"{report['claims_checked']} claims changed, in {counted(len(causes_), 'cause')}{against}; "
-        f"{counted(len(cells), 'cell')} failed{explained(cells, 'cell')}{compared}.",
-        "",
-        "## What changed",
-        "",
-        *([] if causes_ else ["No claim changed: every claim of the book holds.", ""]),
-        *(f"{n}. {as_markdown(cause_pieces(c))}" for n, c in enumerate(causes_, 1)),
-    ]
-    parts = [
-        counted(len(v), f"failing {k}" if k == "cell" else "changed output")
-        for k, v in lost.items()
-        if v
-    ]
-    if parts:
-        number = f"{len(causes_) + 1}. " if causes_ else ""
-        out.append(
-            f"{number}No claim explains {' and '.join(parts)}: read the prose around them "
-            '(under "Explained by no claim" below).'
-        )
-    if shared(report):
-        out += ["", COUNTED_UNDER_EACH]
-    shown: dict = {}
-    for n, cause in enumerate(causes_, 1):
-        out += ["", f"## Cause {n}: {cause['name']}", ""]
-        out += ["### Claims", ""]
-        out += [line for claim in cause["claims"] for line in _claim_block(claim)]
-        for title, key, block in (
-            ("Failing cells", "failing_cells", _cell_block),
-            ("Changed outputs", "changed_outputs", _output_block),
-        ):
-            if cause[key]:
-                listed = _listed(cause[key], block, shown, f"cause {n}")
-                out += [f"### {title}", "", *listed]
-    out += [
-        f"- claims module `{m}` could not be loaded: {escape(e)}"
-        for m, e in report["modules_not_loaded"].items()
-    ]
-    out += ["", "## Explained by no claim: read the prose around them", ""]
-    if not parts:
-        out.append("Nothing: every failing cell and changed output has its claim.")
-    for title, items, block in (
-        ("Failing cells", lost["cell"], _cell_block),
-        ("Changed outputs", lost["output"], _output_block),
-    ):
-        if items:
-            out += [f"### {title}", ""]
-            out += [line for item in items for line in block(item)]
-    out += ["", "## Depends on the machine (observed, never drift)", ""]
-    out += [
-        f"- **{c['id']}** ({c['status']}): {with_code(c['evidence'])}"
-        for c in report["environment_dependent"]
-    ]
-    title = "Cannot be checked on this release (neither holds nor drifts)"
-    out += ["", f"## {title}", ""]
-    if not report["cannot_check"]:
-        out.append("None: every claim's subject exists in this JAX.")
-    out += [f"- **{c['id']}**: {with_code(c['evidence'])}" for c in report["cannot_check"]]
-    return "\n".join(out) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
