@@ -105,9 +105,7 @@ def test_a_table_shows_the_share_of_the_median_time():
     spread = {"copy": BenchResult((0.04, 0.08, 0.16))}
     head, _, row = placement_table({"copy": copy}, spread).splitlines()
     assert row.endswith("| 80.0 | 0 | 12.5 GB/s | under the memory roof, 50% |")
-    assert head.endswith(
-        "| against the roofs (a stream held to, if not memory's; share of what they allow) |"
-    )
+    assert head.endswith("| against the roofs (share of what they allow) |")
 
 
 def test_a_table_names_the_stream_a_program_is_held_to_where_not_memorys():
@@ -116,7 +114,7 @@ def test_a_table_names_the_stream_a_program_is_held_to_where_not_memorys():
     in_place = Placement(0, 100 * MIB, 0.02, PATTERNED, footprint=100 * MIB)
     timed = {"new": BenchResult((0.02,) * 3), "in place": BenchResult((0.02,) * 3)}
     new, same = placement_table({"new": into_new, "in place": in_place}, timed).splitlines()[2:]
-    assert new.endswith(f"| under the memory roof (into a new array, {rate_text(7e9, 'B')}), 75% |")
+    assert new.endswith(f"| under the memory roof (new-array stream, {rate_text(7e9, 'B')}), 75% |")
     assert same.endswith("| under the memory roof, 26% |")  # main memory's own roof: unnamed
 
 
@@ -299,8 +297,8 @@ PATTERNED = Roofs(
 def test_a_program_is_held_to_the_stream_of_its_pattern_at_its_size(footprint, pattern, bandwidth):
     program = Placement(0, footprint, 1.0, PATTERNED, footprint=footprint, pattern=pattern)
     assert program.bandwidth == bandwidth
-    assert PATTERNED.fresh_at(100 * MIB) == 85 * MIB
-    assert PATTERNED.fresh_at(MIB) == 0
+    assert PATTERNED.fresh_rate(100 * MIB) == pytest.approx(85 / 256 * 7e9)  # a call: 256 MiB
+    assert PATTERNED.fresh_rate(MIB) == 0
 
 
 @pytest.mark.parametrize(

@@ -106,6 +106,11 @@ def stream_sweep_figure(roofs) -> Figure:
     )
 
 
+# The line styles of the roofs programs are held to besides memory's, one each: dotted, then
+# dash-dotted and sparser dots, so that two such roofs are told apart in the legend.
+HELD_DASHES = [":", "-.", (0, (1, 4)), (0, (3, 1, 1, 1, 1, 1))]
+
+
 def held_as(p) -> str:
     """Where a placed program's bandwidth roof comes from, in words: "the caches, read only,
     at their size"."""
@@ -122,11 +127,12 @@ def roofline_figure(
     """Placed programs (`chapter2.roofline.Placement`) as points of intensity against the rate
     they reached, on log axes, under the roofs they were placed under: a marker per series (a
     size, a machine), a colour per program, each program's smaller than the one before so
-    that points that coincide show as rings; a dotted line is the roof of programs held to
-    another rate than main memory's in-place stream: the stream of their pattern, in the caches
-    or past them, at their size (`Placement.bandwidth`). A hollow point is
-    far under both of its roofs, or one of the (series, program) pairs in `overhead`, timed
-    mostly as the fixed cost of a call. The alt text gives every point and roof."""
+    that points that coincide show as rings; a dotted line (each in a style of its own) is the
+    roof of programs held to another rate than main memory's in-place stream: the stream of
+    their pattern, in the caches or past them, at their size (`Placement.bandwidth`). A hollow
+    point is far under both of its roofs, or one of the (series, program) pairs in
+    `overhead`, timed mostly as the fixed cost of a call. The alt text gives every point and
+    roof."""
     from chapter2.roofline import Bound, rate_text  # noqa: PLC0415
 
     placed = [p for points in series.values() for p in points.values()]
@@ -150,10 +156,10 @@ def roofline_figure(
     for roofs, style in zip(every_roofs, ["-", "--"], strict=False):
         roof = [min(roofs.peak, i * roofs.bandwidth) / 1e9 for i in grid]
         ax.plot(grid, roof, style, color="black", lw=1.2, label=names[roofs])
-        for rate, how in held[roofs]:
+        for (rate, how), dashes in zip(held[roofs], HELD_DASHES * 3, strict=False):
             line = [min(roofs.peak, i * rate) / 1e9 for i in grid]
             said = f"{names[roofs]}, {how} ({rate_text(rate, 'B')})"
-            ax.plot(grid, line, ":", color="black", lw=1.2, label=said)
+            ax.plot(grid, line, ls=dashes, color="black", lw=1.2, label=said)
     programs = list(dict.fromkeys(name for points in series.values() for name in points))
     colours = dict(zip(programs, plt.get_cmap("tab10").colors, strict=False))
     for (label, points), marker in zip(series.items(), "o^sD", strict=False):

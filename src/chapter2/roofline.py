@@ -96,6 +96,18 @@ class Pattern(StrEnum):
     NEW_OUTPUT = "into a new array"  # z = 2 * x + y: the output is memory of its own, which
     # a CPU may read before writing, and which glibc maps afresh a call past its threshold
 
+    @property
+    def stream(self) -> str:
+        """Its stream, named in a few words: "read-only stream"."""
+        return STREAM_NAMES[self]
+
+
+STREAM_NAMES = {
+    Pattern.IN_PLACE: "in-place stream",
+    Pattern.READ: "read-only stream",
+    Pattern.NEW_OUTPUT: "new-array stream",
+}
+
 
 @dataclass(frozen=True)
 class Level:
@@ -186,11 +198,16 @@ class Roofs:
             return self.bandwidth
         return statistics.median(rate for _, rate in swept[-3:])
 
-    def fresh_at(self, footprint: float) -> float:
-        """Bytes of fresh pages a call of the stream into a new array touched, at the smallest
-        working set that holds `footprint` bytes (0 where not measured)."""
-        return next((fresh for size, _, fresh in self.output_sweep if size >= footprint),
-                    self.output_sweep[-1][2] if self.output_sweep else 0.0)  # fmt: skip
+    def fresh_rate(self, footprint: float) -> float:
+        """Bytes of fresh pages a second that the stream into a new array mapped, at the
+        smallest working set that holds `footprint` bytes (the largest past every size; 0 where
+        not measured): its fresh bytes a call over a call's time, `size` bytes moved."""
+        if not self.output_sweep:
+            return 0.0
+        size, rate, fresh = next(
+            (e for e in self.output_sweep if e[0] >= footprint), self.output_sweep[-1]
+        )
+        return fresh * rate / size
 
     def __str__(self) -> str:
         caches = "".join(
@@ -499,7 +516,7 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
 
     def standing(p: Placement) -> str:
         other = p.bandwidth != p.roofs.bandwidth and p.bound in (Bound.MEMORY, Bound.CACHE)
-        held = f" ({p.pattern}, {rate_text(p.bandwidth, 'B')})" if other else ""
+        held = f" ({p.pattern.stream}, {rate_text(p.bandwidth, 'B')})" if other else ""
         return f"{p.position}{held}, {percent(p.share)}" + (
             "; more transcendentals than flops, which may set its time" if p.transcendental else ""
         )
@@ -511,7 +528,7 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     ]
     head = (
         "| program | median ms | flops per byte | reached "
-        "| against the roofs (a stream held to, if not memory's; share of what they allow) |\n"
+        "| against the roofs (share of what they allow) |\n"
         "|---|---|---|---|---|\n"
     )
     return head + "\n".join(rows)
