@@ -7,9 +7,10 @@ and the roofline's verdict.
 --args is a Python expression for the arguments (a tuple for several), evaluated with jax,
 jnp and np in scope. The roofs are measured first, in a few seconds: the fastest float32
 matrix product under jit, and streams over working sets from 32 KiB to 512 MiB, which find
-where the caches end and how fast each size streams, in place, reading only and into a new
-array. Your function is placed under the stream of its own pattern (from its memory analysis)
-at the smallest working set that holds its arrays. The flops and bytes are XLA's cost
+where the caches end and how fast each size streams, in place and reading only, and how fast
+fresh pages are mapped. Your function is placed under the stream of its pattern (from its
+memory analysis) at the smallest working set that holds its arrays, its fresh pages at the
+rate they are mapped. The flops and bytes are XLA's cost
 analysis of the compiled function, an estimate read from its optimized HLO: it counts a
 loop's body once, and a library call's work only where XLA knows it. The time is the median
 of runs, each waited for, with the middle half of them. The report counts the fresh pages
@@ -42,8 +43,8 @@ def report(target: str, expression: str) -> dict:
     compiled = lowered(target, args).compile()
     roofs = measure_roofs()
     timing = bench(compiled, *args, n=20)
-    placed = place(compiled, timing.median, roofs)
     fresh = call_cost(lambda: jax.block_until_ready(compiled(*args))).fresh_bytes
+    placed = place(compiled, timing.median, roofs, fresh)
     return {
         "function": f"{target}({expression})",
         "roofs": asdict(roofs),
@@ -53,6 +54,7 @@ def report(target: str, expression: str) -> dict:
         "footprint": placed.footprint,
         "in cache": placed.in_cache,
         "pattern": str(placed.pattern),
+        "stream": placed.stream.stream,
         "bandwidth": placed.bandwidth,
         "intensity": placed.intensity,
         "ridge": placed.ridge,
@@ -81,8 +83,8 @@ def printed(found: dict) -> str:
             f"bytes accessed   {found['bytes']:,.0f}",
             f"arrays           {found['footprint']:,.0f} bytes, "
             + ("in a cache" if found["in cache"] else "past the caches")
-            + f", {found['pattern']}: its roof is {rate_text(found['bandwidth'], 'B')} (the "
-            f"stream {found['pattern']})",
+            + f", {found['pattern']}: its roof is {rate_text(found['bandwidth'], 'B')}, the "
+            f"{found['stream']}'s",
             f"intensity        {found['intensity']:.3g} flops per byte, against a ridge of "
             f"{found['ridge']:.3g}",
             f"time             {median:.3g} ms median ({low:.3g} to {high:.3g} ms for the "

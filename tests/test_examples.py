@@ -96,7 +96,7 @@ def test_roofline_places_the_pages_v2_as_the_page_counts_it():
     assert found["pattern"] == Pattern.NEW_OUTPUT  # D is a new array
     again = Placement(
         found["flops"], found["bytes"], seconds["median"], roofs, 0.0, found["footprint"],
-        Pattern(found["pattern"]),
+        Pattern(found["pattern"]), found["fresh bytes per call"],
     )  # fmt: skip
     assert found["bandwidth"] == again.bandwidth
     assert found["footprint"] == 4 * (1000 * 64 + 1500 * 64 + 1000 * 1500)  # X, Y and D

@@ -109,13 +109,17 @@ def test_a_table_shows_the_share_of_the_median_time():
 
 
 def test_a_table_names_the_stream_a_program_is_held_to_where_not_memorys():
-    into_new = Placement(0, 100 * MIB, 0.02, PATTERNED, footprint=100 * MIB,
-                         pattern=Pattern.NEW_OUTPUT)  # fmt: skip
+    read = Placement(0, 100 * MIB, 0.02, PATTERNED, footprint=100 * MIB, pattern=Pattern.READ)
     in_place = Placement(0, 100 * MIB, 0.02, PATTERNED, footprint=100 * MIB)
-    timed = {"new": BenchResult((0.02,) * 3), "in place": BenchResult((0.02,) * 3)}
-    new, same = placement_table({"new": into_new, "in place": in_place}, timed).splitlines()[2:]
-    assert new.endswith(f"| under the memory roof (new-array stream, {rate_text(7e9, 'B')}), 75% |")
-    assert same.endswith("| under the memory roof, 26% |")  # main memory's own roof: unnamed
+    faulting = Placement(0, 100 * MIB, 0.1, PATTERNED, footprint=100 * MIB, fresh=50e6)
+    timed = {name: BenchResult((s,) * 3) for name, s in [("r", 0.02), ("i", 0.02), ("f", 0.1)]}
+    table = placement_table({"r": read, "i": in_place, "f": faulting}, timed)
+    r, i, f = table.splitlines()[2:]
+    assert r.endswith(f"| under the memory roof (read-only stream, {rate_text(15e9, 'B')}), 35% |")
+    assert i.endswith("| under the memory roof, 26% |")  # main memory's own roof: unnamed
+    assert f.endswith(
+        f"| under the memory roof (50 MB of fresh pages a call), {percent(faulting.share)} |"
+    )
 
 
 def test_a_program_of_more_transcendentals_than_flops_keeps_its_roof_and_says_so():
@@ -210,7 +214,7 @@ def test_the_levels_come_from_the_stream_over_working_sets(rates, memory, edge):
 
 def test_pages_read_the_roofs_the_build_measured(tmp_path, monkeypatch):
     shared = tmp_path / "roofs.json"
-    streams = ((MIB, 70e9),), ((MIB, 40e9, 0.0),)  # read only; into a new array
+    streams = ((MIB, 70e9),), (256 * MIB, 8e9, 85 * MIB)  # read only; into a new array
     roofs = Roofs(1.5e11, 3e10, CACHED.caches, SWEEP_HERE, 2, 32 * MIB, *streams)
     shared.write_text(roofs.as_json())
     monkeypatch.setenv(ROOFS_VARIABLE, str(shared))
@@ -268,7 +272,7 @@ def test_the_roofline_figure_draws_the_cache_roof_its_programs_are_held_to():
     large = Placement(1e6, 100 * mib, 1e-2, roofs, footprint=100 * mib)  # past them
     assert small.bandwidth == 70e9  # the stream's rate at its size, not the caches' median
     alt = roofline_figure({"one": {"small": small, "large": large}}).alt
-    assert f"{rate_text(70e9, 'B')} in the caches at their size" in alt
+    assert f"{rate_text(70e9, 'B')} in the caches, the in-place stream at their size" in alt
     alone = roofline_figure({"one": {"large": large}}).alt
     assert "in the caches" not in alone  # no program there: no such roof
 
@@ -277,8 +281,7 @@ PATTERNED = Roofs(
     100e9, 20e9, (Level("the caches", 80e9, 8 * MIB),),
     ((MIB, 90e9), (8 * MIB, 70e9), (64 * MIB, 20e9), (128 * MIB, 20e9), (256 * MIB, 20e9)),
     read_sweep=((MIB, 60e9), (8 * MIB, 95e9), (64 * MIB, 15e9), (256 * MIB, 14e9)),
-    output_sweep=((MIB, 50e9, 0.0), (8 * MIB, 45e9, 0.0), (64 * MIB, 8e9, 21 * MIB),
-                  (256 * MIB, 7e9, 85 * MIB)),
+    fresh_output=(256 * MIB, 5e9, 85 * MIB),  # 53.7 ms a call, 13.4 ms of it the traffic
 )  # fmt: skip
 
 
@@ -287,18 +290,26 @@ PATTERNED = Roofs(
     [
         (4 * MIB, Pattern.IN_PLACE, 70e9),  # the donated stream, in the caches at its size
         (4 * MIB, Pattern.READ, 95e9),  # reading alone, at the smallest size that holds it
-        (4 * MIB, Pattern.NEW_OUTPUT, 45e9),  # a separate output, at 8 MiB of x, y and z
+        (4 * MIB, Pattern.NEW_OUTPUT, 70e9),  # a new array: the in-place stream
         (100 * MIB, Pattern.IN_PLACE, 20e9),  # past the caches: memory's median
-        (100 * MIB, Pattern.NEW_OUTPUT, 7e9),  # fresh pages each call, as measured there
-        (1000 * MIB, Pattern.READ, 14e9),  # past every size: the largest's rate
+        (100 * MIB, Pattern.NEW_OUTPUT, 20e9),
+        (100 * MIB, Pattern.READ, 15e9),  # past the caches: the median of the three largest
         (MIB // 4, Pattern.READ, 90e9),  # under the first size's half: as if in place
     ],
 )
 def test_a_program_is_held_to_the_stream_of_its_pattern_at_its_size(footprint, pattern, bandwidth):
     program = Placement(0, footprint, 1.0, PATTERNED, footprint=footprint, pattern=pattern)
     assert program.bandwidth == bandwidth
-    assert PATTERNED.fresh_rate(100 * MIB) == pytest.approx(85 / 256 * 7e9)  # a call: 256 MiB
-    assert PATTERNED.fresh_rate(MIB) == 0
+
+
+def test_fresh_pages_are_held_to_the_rate_the_machine_maps_them():
+    size, rate, fresh = PATTERNED.fresh_output
+    mapping = fresh / (size / rate - size / 20e9)  # the time beyond the traffic's, a byte
+    assert PATTERNED.fault_rate == pytest.approx(mapping)
+    faulting = Placement(0, 100 * MIB, 1.0, PATTERNED, footprint=100 * MIB, fresh=50 * MIB)
+    assert faulting.allowed == pytest.approx(100 * MIB / 20e9 + 50 * MIB / mapping)
+    assert Roofs(100e9, 20e9).fault_rate == 0  # not measured: no fresh pages in the roof
+    assert Roofs(100e9, 20e9, fresh_output=(MIB, 30e9, 0.0)).fault_rate == 0  # none touched
 
 
 @pytest.mark.parametrize(
@@ -321,4 +332,4 @@ def test_the_pattern_is_read_from_the_memory_analysis(arguments, output, temp, a
 def test_the_roofs_keep_their_streams_through_json():
     again = Roofs.from_json(PATTERNED.as_json())
     assert again == PATTERNED
-    assert again.sweep_of(Pattern.NEW_OUTPUT)[2] == (64 * MIB, 8e9)
+    assert again.fresh_output == (256 * MIB, 5e9, 85 * MIB)

@@ -66,15 +66,15 @@ def timings_dot_plot(timings: dict, colours: list[str], log: bool = True) -> Fig
 
 
 def stream_sweep_figure(roofs) -> Figure:
-    """The streams' bandwidth against their working set, one line for each way of meeting
-    memory (`chapter2.roofline.Pattern`), on log axes, with the extent of each cache the sweep
-    found (dotted) and the last-level cache the CPU reports (dashed). The alt text gives every
+    """The streams' bandwidth against their working set, in place and read only
+    (`chapter2.roofline.Pattern`), on log axes, with the extent of each cache the sweep found
+    (dotted) and the last-level cache the CPU reports (dashed). The alt text gives every
     point."""
     from chapter2.roofline import Pattern, rate_text, size_text  # noqa: PLC0415
 
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    streams = {pattern: roofs.sweep_of(pattern) for pattern in Pattern if roofs.sweep_of(pattern)}
-    for (pattern, swept), style in zip(streams.items(), ("o-", "s--", "^-."), strict=False):
+    streams = {p: roofs.sweep_of(p) for p in (Pattern.IN_PLACE, Pattern.READ) if roofs.sweep_of(p)}
+    for (pattern, swept), style in zip(streams.items(), ("o-", "s--"), strict=False):
         sizes = [size / 2**20 for size, _ in swept]
         ax.plot(sizes, [rate / 1e9 for _, rate in swept], style, label=str(pattern))
     for cache in roofs.caches:
@@ -112,13 +112,11 @@ HELD_DASHES = [":", "-.", (0, (1, 4)), (0, (3, 1, 1, 1, 1, 1))]
 
 
 def held_as(p) -> str:
-    """Where a placed program's bandwidth roof comes from, in words: "the caches, read only,
-    at their size"."""
-    from chapter2.roofline import Pattern  # noqa: PLC0415
-
-    where = "in the caches" if p.in_cache else "past the caches"
-    how = "" if p.pattern is Pattern.IN_PLACE else f", {p.pattern},"
-    return f"{where}{how} at their size"
+    """Where a placed program's bandwidth roof comes from, in words: "in the caches, the
+    read-only stream, at their size"."""
+    if p.in_cache:
+        return f"in the caches, the {p.stream.stream} at their size"
+    return f"past the caches, the {p.stream.stream} from memory"
 
 
 def roofline_figure(

@@ -6,10 +6,11 @@ roofs allow. Its arithmetic intensity F / B, set against the ridge (peak / bandw
 which roof binds; its measured time, set against what the roofs allow, says how close it
 came. Both roofs are measured here, in float32, on the cores XLA uses: the bandwidth as a
 stream over working sets from 32 KiB to 512 MiB, which finds the levels of memory a program
-meets and how far each reaches, and as two more streams over the same sizes, for the other
-ways a program meets memory: reading only, and writing a new array (`Pattern`). A program is
-placed under the level its arrays fit in (`memory_analysis`), judged from those measured
-extents, never from the cache the CPU reports, and held to the stream of its own pattern.
+meets and how far each reaches; a read-only stream over the same sizes; and a stream into a
+new array each call, past glibc's threshold, for what fresh pages cost. A program is placed
+under the level its arrays fit in (`memory_analysis`), judged from those measured extents,
+never from the cache the CPU reports, and held to the stream of its pattern (`Pattern`), its
+fresh pages, where measured, at the rate the machine maps them.
 F and B come from XLA's cost analysis, an estimate read from the optimized HLO, or from a
 count by hand.
 """
@@ -38,8 +39,8 @@ SWEEP_RUNS = 3  # timed calls a size, after one untimed: the fastest is its rate
 # Below this size a stream's arrays are copied in from NumPy; from it on, made by `jnp.ones`:
 # one compiles a program a shape, the other touches every page twice.
 MADE_BY_JAX = 32 * 2**20
-# The streams of the other patterns, one pass a call, start at this size: below it, a call's own
-# cost (about 10 us here) would set their rate, and a program is held as if it worked in place.
+# The read-only stream, one pass a call, starts at this size: below it, a call's own cost
+# (about 10 us here) would set its rate, and a program is held as if it worked in place.
 PATTERNS_FROM = 4 * 2**20
 # A working set is in a cache where the stream runs this much faster than over the largest
 # sizes (main memory): a margin past the noise of a shared machine, so that a level's extent
@@ -93,8 +94,8 @@ class Pattern(StrEnum):
 
     IN_PLACE = "in place"  # x = 2 * x + y, x donated: each write lands on a line just read
     READ = "read only"  # x.sum() + y.sum(): reads its arrays, writes a number
-    NEW_OUTPUT = "into a new array"  # z = 2 * x + y: the output is memory of its own, which
-    # a CPU may read before writing, and which glibc maps afresh a call past its threshold
+    NEW_OUTPUT = "into a new array"  # held to the in-place stream: a CPU may read each line
+    # of it before writing it, and glibc maps it afresh a call past its threshold (`fresh`)
 
     @property
     def stream(self) -> str:
@@ -131,22 +132,31 @@ class Roofs:
     cores: int = 0  # the cores XLA used
     reported_cache: int | None = None  # the last-level cache the CPU reports, not measured
     read_sweep: tuple[tuple[int, float], ...] = ()  # the read-only stream, size by size
-    output_sweep: tuple[tuple[int, float, float], ...] = ()  # the stream into a new array:
-    # (size, bytes/s, bytes of fresh pages a call, from its minor page faults)
+    fresh_output: tuple[int, float, float] | None = None  # the stream into a new array each
+    # call over the largest working set: (size, bytes/s, bytes of fresh pages a call)
 
     def __post_init__(self):  # JSON gives lists: keep the record hashable
         object.__setattr__(self, "caches", tuple(Level(**c) if isinstance(c, dict) else c
                                                  for c in self.caches))  # fmt: skip
-        for name in ("sweep", "read_sweep", "output_sweep"):
+        for name in ("sweep", "read_sweep"):
             object.__setattr__(self, name, tuple(map(tuple, getattr(self, name))))
+        if self.fresh_output is not None:
+            object.__setattr__(self, "fresh_output", tuple(self.fresh_output))
 
     def sweep_of(self, pattern: "Pattern") -> tuple[tuple[int, float], ...]:
-        """The stream's (size, bytes/s) for one pattern of access."""
-        if pattern is Pattern.READ:
-            return self.read_sweep
-        if pattern is Pattern.NEW_OUTPUT:
-            return tuple((size, rate) for size, rate, _ in self.output_sweep)
-        return self.sweep
+        """The stream's (size, bytes/s) a program of `pattern` is held to."""
+        return self.read_sweep if pattern is Pattern.READ else self.sweep
+
+    @property
+    def fault_rate(self) -> float:
+        """Bytes of fresh pages a second the machine maps: the stream into a new array's fresh
+        bytes a call over the time it took beyond moving its bytes at the memory bandwidth
+        (0 where not measured, or where it took no longer)."""
+        if not self.fresh_output:
+            return 0.0
+        size, rate, fresh = self.fresh_output
+        beyond = size / rate - size / self.bandwidth
+        return fresh / beyond if fresh and beyond > 0 else 0.0
 
     @property
     def memory(self) -> Level:
@@ -174,40 +184,35 @@ class Roofs:
         return any(c.extent is not None and footprint <= c.extent for c in self.caches)
 
     def bandwidth_for(self, footprint: float, pattern: Pattern = Pattern.IN_PLACE) -> float:
-        """The bandwidth roof of work whose arrays take `footprint` bytes. In place: the
-        stream's rate at the smallest working set that holds them, where that is in a cache,
-        else memory's (never below memory's: a slower measure of a cache is noise). Read only,
-        or into a new array: that pattern's stream at the smallest working set that holds them
-        (the largest past every size), since what the second pays, fresh pages above all,
-        depends on the size; where that working set would be smaller than the pattern's
-        sweep starts (PATTERNS_FROM, on a doubling grid), as if in place."""
-        swept = self.sweep_of(pattern)
-        if pattern is not Pattern.IN_PLACE and swept and footprint > swept[0][0] / 2:
-            return next((rate for size, rate in swept if size >= footprint), swept[-1][1])
+        """The bandwidth roof of work whose arrays take `footprint` bytes, from the stream of
+        its pattern: reading only, the read-only stream (where its sweep holds them: past half
+        of PATTERNS_FROM); else the in-place stream. Where they fit in a cache: that stream's
+        rate at the smallest working set that holds them, never below its memory rate (a
+        slower measure of a cache is noise). Past the caches: the memory rate, the median of
+        the three largest sizes (one size's rate is one noisy measurement)."""
+        pattern = self.stream_for(footprint, pattern)
+        swept, memory = self.sweep_of(pattern), self.memory_rate(pattern)
         if not self.fits_cache(footprint):
-            return self.bandwidth
-        level = self.level_for(footprint)
-        rate = next((r for size, r in self.sweep if size >= footprint), level.bandwidth)
-        return max(rate, self.bandwidth)
+            return memory
+        at_size = next((rate for size, rate in swept if size >= footprint), memory)
+        return max(at_size, memory)
+
+    def stream_for(self, footprint: float, pattern: Pattern) -> Pattern:
+        """The pattern whose stream holds work of `pattern` whose arrays take `footprint`
+        bytes: the read-only stream's where it measured a size that holds them (past half of
+        its first), else the in-place stream's."""
+        swept = self.sweep_of(pattern)
+        if pattern is Pattern.READ and swept and footprint > swept[0][0] / 2:
+            return Pattern.READ
+        return Pattern.IN_PLACE
 
     def memory_rate(self, pattern: Pattern = Pattern.IN_PLACE) -> float:
         """Main memory's rate for one pattern: its stream's median over the three largest
         working sets (in place, the bandwidth)."""
         swept = self.sweep_of(pattern)
-        if pattern is Pattern.IN_PLACE or not swept:
+        if pattern is not Pattern.READ or not swept:
             return self.bandwidth
         return statistics.median(rate for _, rate in swept[-3:])
-
-    def fresh_rate(self, footprint: float) -> float:
-        """Bytes of fresh pages a second that the stream into a new array mapped, at the
-        smallest working set that holds `footprint` bytes (the largest past every size; 0 where
-        not measured): its fresh bytes a call over a call's time, `size` bytes moved."""
-        if not self.output_sweep:
-            return 0.0
-        size, rate, fresh = next(
-            (e for e in self.output_sweep if e[0] >= footprint), self.output_sweep[-1]
-        )
-        return fresh * rate / size
 
     def __str__(self) -> str:
         caches = "".join(
@@ -255,52 +260,46 @@ def _ones(n: int):
     return jax.device_put(np.ones(n, np.float32))
 
 
-def batch_rate(stream, args: tuple, moved: int, runs: int = SWEEP_RUNS,
-               least: int = SWEEP_BYTES) -> tuple[float, float]:  # fmt: skip
-    """Calls of `stream` (one pass, `moved` bytes each), issued back to back until `least`
-    bytes moved, so that the wait for each result is not timed (a call's own cost is measured
-    apart): bytes/s of the fastest of `runs` such batches after an untimed call, and the bytes
-    of fresh pages a call touched (its minor page faults, over the timed batches)."""
+def waited_rate(stream, args: tuple, moved: int, runs: int = SWEEP_RUNS,
+                least: int = SWEEP_BYTES) -> tuple[float, float]:  # fmt: skip
+    """Calls of `stream` (one pass, `moved` bytes each), each waited for, as the pages time a
+    program, so that one call's output is freed before the next is made: `runs` calls, or as
+    many as move `least` bytes, after an untimed one. Bytes/s of the fastest, and the bytes of
+    fresh pages a call touched (its minor page faults, over the timed calls)."""
     import resource  # noqa: PLC0415
 
     import jax  # noqa: PLC0415 - imported when measured
 
-    calls = max(1, least // moved)
+    calls = max(runs, least // moved)
     jax.block_until_ready(stream(*args))
     faults, fastest = resource.getrusage(resource.RUSAGE_SELF).ru_minflt, math.inf
-    for _ in range(runs):
+    for _ in range(calls):
         start = time.perf_counter()
-        for _ in range(calls):
-            result = stream(*args)
-        jax.block_until_ready(result)
+        jax.block_until_ready(stream(*args))
         fastest = min(fastest, time.perf_counter() - start)
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
-    return moved * calls / fastest, faults * resource.getpagesize() / (runs * calls)
+    return moved / fastest, faults * resource.getpagesize() / calls
 
 
 def stream_rates(sizes=SWEEP, runs: int = SWEEP_RUNS, least: int = SWEEP_BYTES) -> dict:
-    """Three streams over `x` and `y` (float32, `size` bytes together) at each of `sizes`,
-    one per `Pattern`: (size, bytes/s) for each, and for a new array its fresh pages too.
+    """The in-place and read-only streams over `x` and `y` (float32, `size` bytes together)
+    at each of `sizes`, by `Pattern`: (size, bytes/s); and, over the largest, the stream into a
+    new array each call: `Pattern.NEW_OUTPUT` gives its (size, bytes/s, fresh bytes a call).
 
     In place, `x = 2 * x + y` with `x` donated is looped inside one call until `least` bytes
     moved, so that a small working set is timed at its level, not at the cost of a call: the
-    fastest of `runs` calls after an untimed one. Read only, `x.sum() + y.sum()`, and into a
-    new array, `2 * x + y` over the first two thirds of each (so that with the output it
-    touches `size` bytes), are timed as programs run: one pass a call (`batch_rate`), from
-    PATTERNS_FROM up. The new array's fresh pages are its minor page faults.
-
-    The sizes run from the largest down. Once a block past its threshold has been freed,
-    glibc's malloc raises that threshold (to 32 MiB at most) and keeps what it frees below it
-    for reuse: from then on, as in a page that has run a large program, only an output past
-    the threshold gets fresh pages each call. From the smallest up, whether a mid-sized output
-    did depended on the sizes before it."""
+    fastest of `runs` calls after an untimed one. Read only, `x.sum() + y.sum()`, is timed as
+    the pages time programs: one pass a call, each call waited for (`waited_rate`), from
+    PATTERNS_FROM up. Into a new array, `2 * x + y` without donation, over the largest size:
+    its output is past glibc's threshold for mapping a block afresh at each allocation, so
+    each call faults on every page of it (its minor page faults say so)."""
     import jax  # noqa: PLC0415 - imported when measured
 
     read = jax.jit(lambda x, y: x.sum() + y.sum())
-    found = {pattern: [] for pattern in Pattern}
-    for size in sorted(sizes, reverse=True):
+    found: dict = {Pattern.IN_PLACE: [], Pattern.READ: []}
+    for size in sizes:
         n = size // 8  # float32 elements of each of x and y
-        moved = 3 * 4 * n  # read x and y, write x (or a new array)
+        moved = 3 * 4 * n  # read x and y, write x
         loops = max(1, least // moved)
         # Donated, x's buffer takes the result: every call streams over the same two arrays
         # and writes no fresh memory (whose page faults would be timed too).
@@ -317,20 +316,18 @@ def stream_rates(sizes=SWEEP, runs: int = SWEEP_RUNS, least: int = SWEEP_BYTES) 
             fastest = min(fastest, time.perf_counter() - start)
         found[Pattern.IN_PLACE].append((size, moved * loops / fastest))
         if size >= PATTERNS_FROM:
-            found[Pattern.READ].append((size, batch_rate(read, (x, y), size, runs, least)[0]))
-            # Into a new array over the first two thirds of x and y: with it, `size` bytes.
-            m = 2 * n // 3
-            new_output = jax.jit(lambda x, y, m=m: 2.0 * x[:m] + y[:m])
-            into_new = batch_rate(new_output, (x, y), 12 * m, runs, least)
-            found[Pattern.NEW_OUTPUT].append((size, *into_new))
+            found[Pattern.READ].append((size, waited_rate(read, (x, y), size, runs, least)[0]))
+        if size == max(sizes):
+            new_output = jax.jit(lambda x, y: 2.0 * x + y)
+            found[Pattern.NEW_OUTPUT] = (moved, *waited_rate(new_output, (x, y), moved, runs, 0))
         del x, y
-    return {pattern: sorted(rates) for pattern, rates in found.items()}
+    return found
 
 
 def measure_roofs() -> Roofs:
     """Measure this machine's roofs, in a few seconds: the product's fastest run, then the
-    stream over working sets from 32 KiB to 512 MiB (the levels of memory it meets), then
-    the read-only stream and the stream into a new array over the same sizes."""
+    stream over working sets from 32 KiB to 512 MiB (the levels of memory it meets), with the
+    read-only stream over the same sizes and the stream into a new array over the largest."""
     import jax  # noqa: PLC0415 - imported when measured
     import jax.numpy as jnp  # noqa: PLC0415
 
@@ -361,7 +358,7 @@ def measure_roofs() -> Roofs:
         xla_cores(),
         last_level_cache(),
         tuple(streams[Pattern.READ]),
-        tuple(streams[Pattern.NEW_OUTPUT]),
+        streams[Pattern.NEW_OUTPUT],
     )
 
 
@@ -414,7 +411,8 @@ ABOVE[Bound.RIDGE] = "above the roofs, near the ridge"
 class Placement:
     """A program of `flops`, `bytes` and `transcendentals` that took `seconds`, under `roofs`;
     its arrays (arguments, results, temporaries) take `footprint` bytes, or, where that is not
-    known, no fewer than its bytes are taken to; it meets memory as `pattern` says."""
+    known, no fewer than its bytes are taken to; it meets memory as `pattern` says; a call
+    touches `fresh` bytes of fresh pages, where a page measured them (`layout.call_cost`)."""
 
     flops: float
     bytes: float
@@ -423,6 +421,7 @@ class Placement:
     transcendentals: float = 0.0
     footprint: float | None = None
     pattern: Pattern = Pattern.IN_PLACE
+    fresh: float = 0.0
 
     @property
     def in_cache(self) -> bool:
@@ -445,6 +444,12 @@ class Placement:
         return self.bytes / self.seconds
 
     @property
+    def stream(self) -> Pattern:
+        """The pattern whose stream is its bandwidth roof (`Roofs.stream_for`)."""
+        return self.roofs.stream_for(self.bytes if self.footprint is None else self.footprint,
+                                     self.pattern)  # fmt: skip
+
+    @property
     def bandwidth(self) -> float:
         """Its bandwidth roof: its pattern's stream at its size (`Roofs.bandwidth_for`)."""
         held = self.bytes if self.footprint is None else self.footprint
@@ -458,8 +463,10 @@ class Placement:
     @property
     def allowed(self) -> float:
         """The shortest time the roofs allow: the work at the peak, or the traffic at the
-        bandwidth, whichever takes longer."""
-        return max(self.flops / self.roofs.peak, self.bytes / self.bandwidth)
+        bandwidth and its fresh pages at the rate the machine maps them (`Roofs.fault_rate`),
+        whichever takes longer."""
+        faults = self.fresh / self.roofs.fault_rate if self.roofs.fault_rate else 0.0
+        return max(self.flops / self.roofs.peak, self.bytes / self.bandwidth + faults)
 
     @property
     def share(self) -> float:
@@ -516,7 +523,9 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
 
     def standing(p: Placement) -> str:
         other = p.bandwidth != p.roofs.bandwidth and p.bound in (Bound.MEMORY, Bound.CACHE)
-        held = f" ({p.pattern.stream}, {rate_text(p.bandwidth, 'B')})" if other else ""
+        held = [f"{p.stream.stream}, {rate_text(p.bandwidth, 'B')}"] if other else []
+        held += [f"{p.fresh / 1e6:.0f} MB of fresh pages a call"] if p.fresh >= 1e6 else []
+        held = f" ({'; '.join(held)})" if held else ""
         return f"{p.position}{held}, {percent(p.share)}" + (
             "; more transcendentals than flops, which may set its time" if p.transcendental else ""
         )
@@ -555,9 +564,10 @@ def access_pattern(memory) -> Pattern:
     return Pattern.IN_PLACE if memory.alias_size_in_bytes else Pattern.READ
 
 
-def place(compiled, seconds: float, roofs: Roofs) -> Placement:
+def place(compiled, seconds: float, roofs: Roofs, fresh: float = 0.0) -> Placement:
     """A compiled program that took `seconds` (a median, say), its flops and bytes read from
-    XLA's cost analysis, its footprint and its pattern from its memory analysis."""
+    XLA's cost analysis, its footprint and its pattern from its memory analysis; a call of it
+    touched `fresh` bytes of fresh pages, where measured."""
     from chapter2.compat import cost_analysis  # noqa: PLC0415 - imports JAX
 
     costs = cost_analysis(compiled)
@@ -565,4 +575,4 @@ def place(compiled, seconds: float, roofs: Roofs) -> Placement:
     transcendentals = costs.get("transcendentals", 0.0)
     memory = compiled.memory_analysis()
     return Placement(flops, costs["bytes accessed"], seconds, roofs, transcendentals,
-                     footprint(memory), access_pattern(memory))  # fmt: skip
+                     footprint(memory), access_pattern(memory), fresh)  # fmt: skip
