@@ -272,7 +272,7 @@ def test_the_roofline_figure_draws_the_cache_roof_its_programs_are_held_to():
     large = Placement(1e6, 100 * mib, 1e-2, roofs, footprint=100 * mib)  # past them
     assert small.bandwidth == 70e9  # the stream's rate at its size, not the caches' median
     alt = roofline_figure({"one": {"small": small, "large": large}}).alt
-    assert f"{rate_text(70e9, 'B')} in the caches, the in-place stream at their size" in alt
+    assert f"{rate_text(70e9, 'B')} in the caches at their size" in alt
     alone = roofline_figure({"one": {"large": large}}).alt
     assert "in the caches" not in alone  # no program there: no such roof
 
@@ -290,6 +290,8 @@ PATTERNED = Roofs(
     [
         (4 * MIB, Pattern.IN_PLACE, 70e9),  # the donated stream, in the caches at its size
         (4 * MIB, Pattern.READ, 95e9),  # reading alone, at the smallest size that holds it
+        (8 * MIB, Pattern.READ, 95e9),
+        (MIB * 3 // 4, Pattern.READ, 90e9),  # in a cache, never below the in-place stream
         (4 * MIB, Pattern.NEW_OUTPUT, 70e9),  # a new array: the in-place stream
         (100 * MIB, Pattern.IN_PLACE, 20e9),  # past the caches: memory's median
         (100 * MIB, Pattern.NEW_OUTPUT, 20e9),

@@ -115,7 +115,7 @@ def held_as(p) -> str:
     """Where a placed program's bandwidth roof comes from, in words: "in the caches, the
     read-only stream, at their size"."""
     if p.in_cache:
-        return f"in the caches, the {p.stream.stream} at their size"
+        return "in the caches at their size"
     return f"past the caches, the {p.stream.stream} from memory"
 
 

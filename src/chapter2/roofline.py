@@ -188,14 +188,19 @@ class Roofs:
         its pattern: reading only, the read-only stream (where its sweep holds them: past half
         of PATTERNS_FROM); else the in-place stream. Where they fit in a cache: that stream's
         rate at the smallest working set that holds them, never below its memory rate (a
-        slower measure of a cache is noise). Past the caches: the memory rate, the median of
-        the three largest sizes (one size's rate is one noisy measurement)."""
+        slower measure of a cache is noise) nor below the in-place stream's there (reading is no
+        slower than reading and writing; in a cache the read-only stream ran at half its rate,
+        one reduction's). Past the caches: the memory rate, the median of the three largest
+        sizes (one size's rate is one noisy measurement)."""
         pattern = self.stream_for(footprint, pattern)
         swept, memory = self.sweep_of(pattern), self.memory_rate(pattern)
         if not self.fits_cache(footprint):
             return memory
         at_size = next((rate for size, rate in swept if size >= footprint), memory)
-        return max(at_size, memory)
+        # reading is no slower than reading and writing: in a cache, where the read-only
+        # stream is one reduction's rate, never below the in-place stream's
+        in_place = next((rate for size, rate in self.sweep if size >= footprint), memory)
+        return max(at_size, in_place, memory)
 
     def stream_for(self, footprint: float, pattern: Pattern) -> Pattern:
         """The pattern whose stream holds work of `pattern` whose arrays take `footprint`
@@ -523,7 +528,8 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
 
     def standing(p: Placement) -> str:
         other = p.bandwidth != p.roofs.bandwidth and p.bound in (Bound.MEMORY, Bound.CACHE)
-        held = [f"{p.stream.stream}, {rate_text(p.bandwidth, 'B')}"] if other else []
+        where = "at its size" if p.in_cache else p.stream.stream
+        held = [f"{where}, {rate_text(p.bandwidth, 'B')}"] if other else []
         held += [f"{p.fresh / 1e6:.0f} MB of fresh pages a call"] if p.fresh >= 1e6 else []
         held = f" ({'; '.join(held)})" if held else ""
         return f"{p.position}{held}, {percent(p.share)}" + (
