@@ -255,6 +255,8 @@ def test_the_settle_rule_says_what_it_costs_for_the_cache_measured(edge_mib, sai
     note = refill_note(edge_mib * 2**20, 30e9)
     assert note.startswith(f"refilling the {edge_mib} MiB of cache the stream measured here")
     assert note.endswith(said)
+    share = edge_mib * 2**20 / 30e9 / 0.05  # the refill's time, over a call of 50 ms
+    assert f", {percent(share)} of a call of 50.0 ms" in note  # 1.1%, not "1%"
 
 
 def test_without_a_measured_cache_the_settle_rule_refills_nothing():

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from chapter2.roofline import percent
+
 COMPARISON_MIME = "application/vnd.chapter2.comparison+json"
 
 
@@ -96,7 +98,7 @@ def refill_note(edge: int | None, bandwidth: float) -> str:
     said = (
         f"refilling the {edge / 2**20:g} MiB of cache the stream measured here, at memory's "
         f"measured bandwidth, takes about {milliseconds(refill)} ms, "
-        f"{refill / SETTLE_BELOW:.0%} of a call of {milliseconds(SETTLE_BELOW)} ms"
+        f"{percent(refill / SETTLE_BELOW)} of a call of {milliseconds(SETTLE_BELOW)} ms"
     )
     if refill < SETTLE_BELOW / 20:
         return f"{said}: a longer call pays little for its neighbour"
