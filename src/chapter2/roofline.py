@@ -90,7 +90,8 @@ def size_text(nbytes: float) -> str:
 
 
 class Pattern(StrEnum):
-    """How a program meets memory, each measured by a stream of its own over `x` and `y`."""
+    """How a program meets memory, read from its memory analysis (`access_pattern`): reading
+    only, it is held to the read-only stream; writing, in place or not, to the in-place one."""
 
     IN_PLACE = "in place"  # x = 2 * x + y, x donated: each write lands on a line just read
     READ = "read only"  # x.sum() + y.sum(): reads its arrays, writes a number
@@ -517,8 +518,8 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     intensity, the rate it reached against the roof that applies (flops past the ridge, bytes
     short of it), and its verdict with its share of what the roofs allow (`placed`:
     Placements by name); where a bandwidth-bound program's roof is not main memory's in-place
-    rate, the verdict names the stream it is held to: its pattern and that stream's rate at its
-    size."""
+    rate, the verdict names it: the rate at its size in a cache, the read-only stream's past
+    them, and the fresh pages a call, where measured."""
     from chapter2.timing import milliseconds  # noqa: PLC0415 - imported by the pages anyway
 
     def achieved(p: Placement) -> str:
@@ -529,9 +530,9 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     def standing(p: Placement) -> str:
         other = p.bandwidth != p.roofs.bandwidth and p.bound in (Bound.MEMORY, Bound.CACHE)
         where = "at its size" if p.in_cache else p.stream.stream
-        held = [f"{where}, {rate_text(p.bandwidth, 'B')}"] if other else []
-        held += [f"{p.fresh / 1e6:.0f} MB of fresh pages a call"] if p.fresh >= 1e6 else []
-        held = f" ({'; '.join(held)})" if held else ""
+        notes = [f"{where}, {rate_text(p.bandwidth, 'B')}"] if other else []
+        notes += [f"{p.fresh / 1e6:.0f} MB of fresh pages a call"] if p.fresh >= 1e6 else []
+        held = f" ({'; '.join(notes)})" if notes else ""
         return f"{p.position}{held}, {percent(p.share)}" + (
             "; more transcendentals than flops, which may set its time" if p.transcendental else ""
         )
