@@ -5,8 +5,7 @@ import json
 import os
 from pathlib import Path
 
-from book.records import SitePlan
-
+from chapter2.records import SitePlan
 from chapter2.releases import baseline_jax
 
 DOCS = Path(__file__).resolve().parent

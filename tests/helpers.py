@@ -1,7 +1,6 @@
 """What the tests share besides conftest.py: throwaway books built with the real configuration
 and layer, the versioned site made of two of them, and a folder served over HTTP."""
 
-import json
 import os
 import shutil
 import subprocess
@@ -11,6 +10,7 @@ from book import build as book_build
 from conftest import ROOT
 from static_host import serving  # noqa: F401 - the one test server (tools/ is on the path)
 
+from chapter2.records import ClaimsReport, SitePlan, VerdictRecord
 from chapter2.releases import baseline_jax
 
 BASELINE = baseline_jax()  # the release the book is written against, read from the pin
@@ -97,35 +97,28 @@ verify("demo-sum")
 """
 
 
-def _claims_json(jax: str, status: str) -> dict:
+def _claims_report(jax: str, status: str) -> ClaimsReport:
+    """What `python -m chapter2.claims --json` writes for the throwaway book's one claim."""
     observed = {"1 + 1": 3 if status == "drifted" else 2}
-    return {
-        "jax": jax,
-        "jaxlib": jax,
-        "python": "3.12.1",
-        "recorded": "2026-12-01",
-        "modules_not_loaded": {},
-        "claims": [
-            {
-                "id": "demo-sum",
-                "section": "page",
-                "label": "claim-demo-sum",
-                "statement": "1 + 1 makes 2.",
-                "kind": "asserted",
-                "status": status,
-                "expected": {"1 + 1": 2},
-                "observed": observed,
-                "evidence": f"1 + 1: {observed['1 + 1']}",
-                "rests_on": [],
-            }
-        ],
-    }
+    sum_ = VerdictRecord(
+        id="demo-sum",
+        page="page",
+        label="claim-demo-sum",
+        kind="asserted",
+        status=status,
+        jax=jax,
+        jaxlib=jax,
+        statement="1 + 1 makes 2.",
+        expected={"1 + 1": 2},
+        observed=observed,
+        evidence=f"1 + 1: {observed['1 + 1']}",
+    )
+    return ClaimsReport(jax, jax, "3.12.1", "2026-12-01", [sum_])
 
 
 def make_site(tmp_path: Path) -> Path:
     """A site of a throwaway book as `nox -s site -- 0.10.2` assembles it: the baseline build
     and a build that plays JAX 0.10.2 (its claim drifts), each with its drift-report page."""
-    from book.records import SitePlan
     from book.site import main
 
     baseline = make_book(tmp_path / "baseline", {"page": [], "drift-report": []})
@@ -138,8 +131,7 @@ def make_site(tmp_path: Path) -> Path:
     SitePlan(BASELINE, builds).dump(plan)
     versions = {"BOOK_SITE_PLAN": str(plan)}
     assert build(baseline, **versions).returncode == 0
-    claims = _claims_json("0.10.2", "drifted")
-    (tmp_path / "claims.json").write_text(json.dumps(claims))
+    _claims_report("0.10.2", "drifted").dump(tmp_path / "claims.json")
     env = {
         **versions,
         "DEMO_OLDER_JAX": "1",

@@ -10,6 +10,7 @@ from conftest import ROOT
 from chapter2.claims import Status, claims, evaluate, registry
 from chapter2.claims.backends import Cause, cause_there, claim_of, status_there
 from chapter2.claims.pages import xla_compilation
+from chapter2.records import ClaimsReport
 from chapter2.runs import recorded_run
 
 ALL = claims()
@@ -26,7 +27,7 @@ SPLIT_SINCE = {
     "elementwise-chain-one-fusion": ["elementwise-chain-one-fusion", "matmul-sum-ynn-fusion"],
     "softmax-kernel-boundary": ["optimization-barrier-splits-fusion", "softmax-kernel-boundary"],
 }
-DRIFTED_THEN = json.loads((ROOT / "data/backends/h200-jax-0.11.2/claims-gpu.json").read_text())
+DRIFTED_THEN = ClaimsReport.load(ROOT / "data/backends/h200-jax-0.11.2/claims-gpu.json")
 # Claims the book no longer makes: the case study's wrong result, which no machine of the book
 # reproduced, gave way to a bug that reproduces (jit-matches-eager-reported-program).
 REMOVED_SINCE = {"ynn-closure-constant-wrong-result", "cpu-ynn-fusion-closure-constant"}
@@ -34,7 +35,7 @@ REMOVED_SINCE = {"ynn-closure-constant-wrong-result", "cpu-ynn-fusion-closure-co
 
 def recorded_observation(claim_id: str) -> registry.Observation:
     found = H200.verdicts[claim_id]
-    return registry.Observation(found["expected"], found["observed"])
+    return registry.Observation(found.expected, found.observed)
 
 
 def test_a_fact_of_the_cpu_alone_cannot_be_checked_on_a_gpu_and_its_check_does_not_run():
@@ -78,28 +79,28 @@ def test_a_gpu_expectation_can_fail():
 @pytest.mark.parametrize(
     "claim_id",
     [
-        c["id"]
-        for c in DRIFTED_THEN["claims"]
-        if c["status"] in ("drifted", "differs here") and c["id"] not in REMOVED_SINCE
+        c.id
+        for c in DRIFTED_THEN.claims
+        if c.status in ("drifted", "differs here") and c.id not in REMOVED_SINCE
     ],
 )
 def test_no_claim_that_drifted_on_the_h200_reads_drifted_now(claim_id):
     today = RENAMED.get(claim_id, claim_id)
     names = SPLIT_SINCE.get(today, [today])
     for name in names:
-        checked = list(evaluate(name).as_dict()["expected"] or {}) or None
+        checked = list(evaluate(name).record().expected or {}) or None
         found = status_there(ALL[name], H200, checked)
         assert found.status != "drifted", f"{name}: {found.evidence}"
 
 
 def test_a_claim_whose_check_reads_more_now_is_judged_on_what_was_recorded():
-    checked = list(evaluate("vmap-and-broadcast-compile-alike").as_dict()["expected"])
+    checked = list(evaluate("vmap-and-broadcast-compile-alike").record().expected)
     recorded = H200.verdicts["vmap-and-broadcast-compile-alike"]
-    assert not set(checked) <= set(recorded["expected"])  # the check now reads other values
+    assert not set(checked) <= set(recorded.expected)  # the check now reads other values
     found = status_there(ALL["vmap-and-broadcast-compile-alike"], H200, checked)
     assert found.partial
     assert found.status in ("holds", "drifted")
-    shared = [k for k in checked if k in recorded["expected"]]
+    shared = [k for k in checked if k in recorded.expected]
     assert set(shared) < set(checked)
     assert not status_there(ALL["vmap-and-broadcast-compile-alike"], H200, shared).partial
     assert (
@@ -112,19 +113,19 @@ def test_a_mark_made_by_an_earlier_form_of_the_check_says_so():
     """A run whose recorded check's code differs from the check's code now is judged on
     what that earlier check recorded, and marked so; the same code is not."""
     claim_id = "first-call-compiles"
-    now = evaluate(claim_id).as_dict()
-    checked, source = list(now["expected"]), now["check_source"]
-    same = {**TPU.verdicts[claim_id], "check_source": source}
-    edited = {**same, "check_source": source.replace("200, 200", "300, 300")}
-    assert edited["check_source"] != source
+    now = evaluate(claim_id).record()
+    checked, source = list(now.expected), now.check_source
+    same = dataclasses.replace(TPU.verdicts[claim_id], check_source=source)
+    edited = dataclasses.replace(same, check_source=source.replace("200, 200", "300, 300"))
+    assert edited.check_source != source
     for recorded, earlier in ((same, False), (edited, True)):
         run = dataclasses.replace(TPU, verdicts={**TPU.verdicts, claim_id: recorded})
-        there = cause_there(ALL[claim_id], run, now["status"], checked, source)
+        there = cause_there(ALL[claim_id], run, now.status, checked, source)
         assert (there.status, there.partial) == ("holds", earlier)
     # a run that kept no code of its checks is judged by the names it recorded alone
-    unknown = {k: v for k, v in same.items() if k != "check_source"}
+    unknown = dataclasses.replace(same, check_source="")
     run = dataclasses.replace(TPU, verdicts={**TPU.verdicts, claim_id: unknown})
-    assert not cause_there(ALL[claim_id], run, now["status"], checked, source).partial
+    assert not cause_there(ALL[claim_id], run, now.status, checked, source).partial
 
 
 def test_a_claim_the_run_did_not_record_has_no_status_there():
@@ -133,17 +134,17 @@ def test_a_claim_the_run_did_not_record_has_no_status_there():
 
 
 def test_a_claim_is_judged_again_from_its_verdicts_data_alone():
-    data = evaluate("gram-cancellation-centring-shrinks").as_dict()
-    again = status_there(claim_of(data), H200, list(data["expected"]))
-    assert again == status_there(ALL[data["id"]], H200, list(data["expected"]))
+    data = evaluate("gram-cancellation-centring-shrinks").record()
+    again = status_there(claim_of(data), H200, list(data.expected))
+    assert again == status_there(ALL[data.id], H200, list(data.expected))
     assert again.status == "holds"
 
 
 def test_a_verdict_records_its_backend():
-    data = evaluate("typed-prng-keys").as_dict()
-    assert (data["platform"], data["device"]) == ("cpu", "cpu")
+    data = evaluate("typed-prng-keys").record()
+    assert (data.platform, data.device) == ("cpu", "cpu")
     assert ALL["transpose-materialized"].only_on[0] == "cpu"
-    assert evaluate("transpose-materialized").as_dict()["only_on"][0] == "cpu"
+    assert evaluate("transpose-materialized").record().only_on[0] == "cpu"
 
 
 def test_a_page_that_pins_the_cpu_checks_cpu_facts_on_a_gpu_machine(monkeypatch):
@@ -180,7 +181,7 @@ def test_every_difference_on_the_tpu_has_a_cause(claim_id):
 def test_a_tpu_difference_is_the_release_where_its_own_cpu_did_the_same():
     there = cause_there(ALL["repr-does-not-wait"], TPU, "holds")
     assert (there.status, there.cause) == ("drifted", Cause.RELEASE)
-    assert TPU.host_verdicts["repr-does-not-wait"]["status"] == "drifted"
+    assert TPU.host_verdicts["repr-does-not-wait"].status == "drifted"
 
 
 def test_a_tpu_expectation_holds_for_what_the_tpu_did_and_can_fail():
@@ -189,9 +190,9 @@ def test_a_tpu_expectation_holds_for_what_the_tpu_did_and_can_fail():
     assert (there.status, there.cause) == ("holds", Cause.DEVICE)
     assert "8 × 128" in there.reason
     recorded = TPU.verdicts[claim.id]
-    wrong = {**recorded["observed"], "output and temp bytes": [4000000, 0]}  # unpadded
+    wrong = {**recorded.observed, "output and temp bytes": [4000000, 0]}  # unpadded
     tpu = {"jax": "0.10.2", "jaxlib": "0.10.2", "platform": "tpu", "device": "TPU v5 lite"}
-    verdict = registry.judged(claim, registry.Observation(recorded["expected"], wrong), tpu)
+    verdict = registry.judged(claim, registry.Observation(recorded.expected, wrong), tpu)
     assert verdict.status is Status.DRIFTED
 
 
@@ -201,11 +202,11 @@ def test_a_tpu_expectation_that_differs_from_the_statement_is_marked_otherwise()
     claim = ALL["row-major-default"]
     there = cause_there(claim, TPU, "holds")
     assert (there.status, there.cause, there.otherwise) == ("holds", Cause.DEVICE, True)
-    control = TPU.host_verdicts[claim.id]["expected"]
+    control = TPU.host_verdicts[claim.id].expected
     assert control["major_to_minor"] != claim.expected_on["tpu"][0]["major_to_minor"]
     # had the CPU beside it expected the chip's values, the chip would have done as stated
     own = claim.expected_on["tpu"][0]
-    cpu_alike = {**TPU.host_verdicts[claim.id], "expected": {**control, **own}}
+    cpu_alike = dataclasses.replace(TPU.host_verdicts[claim.id], expected={**control, **own})
     run = dataclasses.replace(TPU, host_verdicts={**TPU.host_verdicts, claim.id: cpu_alike})
     assert cause_there(claim, run, "holds") == dataclasses.replace(there, otherwise=False)
 
@@ -217,9 +218,12 @@ def test_a_device_expectation_the_book_dropped_is_judged_by_the_statements_value
     claim = ALL["donation-aliases-state"]
     padded = {"aliased bytes": 1_687_552}
     own = (padded, "XLA's TPU backend stores the state in whole tiles")
-    recorded = {**TPU.verdicts[claim.id], "expected": padded, "observed": padded}
-    recorded["expected_on"] = {"tpu": list(own)}
-    control = {**TPU.host_verdicts[claim.id], "expected": {"aliased bytes": 1_433_096}}
+    recorded = dataclasses.replace(
+        TPU.verdicts[claim.id], expected=padded, observed=padded, expected_on={"tpu": list(own)}
+    )
+    control = dataclasses.replace(
+        TPU.host_verdicts[claim.id], expected={"aliased bytes": 1_433_096}
+    )
     run = dataclasses.replace(
         TPU,
         verdicts={**TPU.verdicts, claim.id: recorded},
@@ -242,9 +246,15 @@ def test_a_tpu_difference_without_an_expectation_is_the_device_where_its_cpu_hel
     chip, and held on the CPU beside it."""
     claim = dataclasses.replace(ALL["cost-analysis-is-an-estimate"], expected_on={})
     said = "the check raised JaxRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory on HBM"
-    raised = {**TPU.verdicts[claim.id], "status": "drifted", "expected": None}
-    raised |= {"observed": None, "evidence": said, "expected_on": {}}
-    held = {**TPU.host_verdicts[claim.id], "status": "holds"}
+    raised = dataclasses.replace(
+        TPU.verdicts[claim.id],
+        status=Status.DRIFTED,
+        expected=None,
+        observed=None,
+        evidence=said,
+        expected_on={},
+    )
+    held = dataclasses.replace(TPU.host_verdicts[claim.id], status=Status.HOLDS)
     run = dataclasses.replace(
         TPU,
         verdicts={**TPU.verdicts, claim.id: raised},
@@ -265,13 +275,13 @@ def test_a_product_too_large_to_compile_is_counted_from_its_lowered_program(monk
         raise RuntimeError(msg)
 
     monkeypatch.setattr(jax.stages.Lowered, "compile", refuse)
-    found = evaluate("cost-analysis-is-an-estimate").as_dict()
-    assert found["observed"] == {
+    found = evaluate("cost-analysis-is-an-estimate").record()
+    assert found.observed == {
         "compiles from shapes alone": False,
         "flops / 2n³": 1.0,
         "bytes accessed / 3 arrays of 4n² bytes": 1.0,
     }
-    assert found["status"] == "drifted"  # on this CPU, the statement says it compiles
+    assert found.status == "drifted"  # on this CPU, the statement says it compiles
     # and where the lowered program has no cost analysis either (JAX 0.10.2 on a TPU), the
     # same product is compiled at a size that fits and counted there
     refused = []
@@ -284,15 +294,15 @@ def test_a_product_too_large_to_compile_is_counted_from_its_lowered_program(monk
 
     monkeypatch.setattr(jax.stages.Lowered, "compile", refuse_once)
     monkeypatch.setattr(jax.stages.Lowered, "cost_analysis", lambda self: None)
-    smaller = evaluate("cost-analysis-is-an-estimate").as_dict()
-    assert smaller["observed"] == found["observed"]
-    assert f"compiled again for n = {xla_compilation.FITS:,}" in smaller["said"]
+    smaller = evaluate("cost-analysis-is-an-estimate").record()
+    assert smaller.observed == found.observed
+    assert f"compiled again for n = {xla_compilation.FITS:,}" in smaller.said
     monkeypatch.undo()
     monkeypatch.setattr(jax.stages.Lowered, "compile", lambda *a, **k: 1 / 0)
-    assert evaluate("cost-analysis-is-an-estimate").as_dict()["status"] == "drifted"
+    assert evaluate("cost-analysis-is-an-estimate").record().status == "drifted"
     monkeypatch.undo()
     assert jax.stages.Lowered.compile is compile_
-    assert evaluate("cost-analysis-is-an-estimate").as_dict()["status"] == "holds"
+    assert evaluate("cost-analysis-is-an-estimate").record().status == "holds"
 
 
 def test_the_second_process_claims_cannot_be_checked_on_one_tpu_chip():

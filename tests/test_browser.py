@@ -648,9 +648,7 @@ def test_a_reader_switches_versions_offline_and_sees_what_drifted(browser, tmp_p
     # the banner and the report count from the drift build's one record
     build = tmp_path / "older" / "docs" / "_build"
     pages = read_record(build)["pages"]
-    drifted = {
-        c for p in pages.values() for c, v in p["verdicts"].items() if v["status"] == "drifted"
-    }
+    drifted = {c for p in pages.values() for c, v in p["verdicts"].items() if v.status == "drifted"}
     assert drifted == {"demo-sum"}
     reported = json.loads((build / "report.json").read_text())
     assert {c["id"] for c in reported["changed_claims"]} == drifted

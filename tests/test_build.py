@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from book.cache import opened
 from book.record import AFTER_A_FAILURE, failing_cells, read_record
-from book.records import SitePlan
 from bs4 import BeautifulSoup
 from conftest import ROOT
 from helpers import BASELINE, FRONT_MATTER, build, last_lines, make_book
+
+from chapter2.records import SitePlan
 
 pytestmark = pytest.mark.slow
 

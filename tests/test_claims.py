@@ -2,7 +2,6 @@
 
 import importlib
 import inspect
-import json
 import re
 
 import jax
@@ -27,6 +26,7 @@ from chapter2.claims import (
 )
 from chapter2.claims.__main__ import main
 from chapter2.claims.registry import describe_error, listed, page_of, status_of
+from chapter2.records import ClaimsReport, VerdictRecord
 
 ALL = claims()
 
@@ -65,15 +65,15 @@ def test_claim_holds_on_this_jax(claim_id, built_verdicts):
     verdict = built_verdicts[claim_id]
     allowed = (
         {Status.HOLDS}
-        if verdict["kind"] == Kind.ASSERTED
+        if verdict.kind == Kind.ASSERTED
         else {
             Status.AS_SPECIFIED,
             Status.DIFFERS_HERE,
         }
     )
-    assert verdict["jax"] == jax.__version__, "the build ran another JAX: run nox -s docs"
-    assert verdict["status"] in allowed, verdict["evidence"]
-    said = verdict["said"]  # what a reader's panel shows
+    assert verdict.jax == jax.__version__, "the build ran another JAX: run nox -s docs"
+    assert verdict.status in allowed, verdict.evidence
+    said = verdict.said  # what a reader's panel shows
     assert said.endswith("."), f"{claim_id} says no plain sentence of what was run: {said!r}"
     for machinery in (claim_id, "expected", "observation", "verdict", "{'", "['"):
         assert machinery not in said.lower(), f"{claim_id} says {machinery!r}: {said}"
@@ -244,8 +244,8 @@ def test_a_claim_says_its_checks_coverage_in_plain_sentences(
     registry.claim("demo-whole", page="demo", checks="`f` compiles once.")(
         lambda: Observation({}, {})
     )
-    assert evaluate("demo-whole").as_dict()["checks"] == "`f` compiles once."
-    assert evaluate("demo-whole").as_dict()["unchecked"] == ""
+    assert evaluate("demo-whole").record().checks == "`f` compiles once."
+    assert evaluate("demo-whole").record().unchecked == ""
 
 
 # --- how a verdict is made --------------------------------------------------------------------
@@ -350,7 +350,7 @@ def test_a_claim_rests_only_on_other_claims_of_the_book():
         assert entry.id not in entry.rests_on, entry.id
         unknown = [c for c in entry.rests_on if c not in ALL]
         assert not unknown, f"{entry.id} rests on unknown claims {unknown}"
-    assert evaluate("repr-does-not-wait").as_dict()["rests_on"] == ["repr-large-array-shape-only"]
+    assert evaluate("repr-does-not-wait").record().rests_on == ["repr-large-array-shape-only"]
 
 
 def test_observed_claims_report_without_raising(empty_registry):
@@ -390,26 +390,27 @@ def test_a_module_that_cannot_load_does_not_hide_the_others(monkeypatch):
 
 
 def test_verdict_data_carries_what_the_docs_layer_renders():
-    data = evaluate("typed-prng-keys").as_dict()
-    assert data["section"] == "profiling"
-    assert data["label"] == "claim-typed-prng-keys"
-    assert data["status"] == "holds"
-    assert data["kind"] == "asserted"
-    assert data["expected"]["key(0) + 1"] == "TypeError"
-    assert "key<fry>" in data["evidence"]
-    assert data["check_source"].lstrip().startswith("@claim(")
-    assert data["jax"] == jax.__version__
-    bundle = evaluate("typed-prng-keys")._repr_mimebundle_()
-    assert bundle[registry.VERDICT_MIME] == data
+    verdict = evaluate("typed-prng-keys")
+    data = verdict.record()
+    assert data.page == "profiling"
+    assert data.label == "claim-typed-prng-keys"
+    assert data.status == "holds"
+    assert data.kind == "asserted"
+    assert data.expected["key(0) + 1"] == "TypeError"
+    assert "key<fry>" in data.evidence
+    assert data.check_source.lstrip().startswith("@claim(")
+    assert data.jax == jax.__version__
+    bundle = verdict._repr_mimebundle_()
+    assert VerdictRecord.load(bundle[registry.VERDICT_MIME]) == data
     assert bundle["text/plain"].startswith("[typed")
 
 
 def test_the_source_shown_with_a_verdict_includes_the_module_functions_the_check_calls():
-    source = evaluate("trace-files").as_dict()["check_source"]
+    source = evaluate("trace-files").record().check_source
     assert source.index('"trace-files",') < source.index("def _traced_step(")
     assert source.count("def _traced_step(") == 1  # a helper called twice is shown once
     assert "def generic_name(" not in source  # engine functions are on the helpers page
-    shapes = evaluate("vmap-and-broadcast-compile-alike").as_dict()["check_source"]
+    shapes = evaluate("vmap-and-broadcast-compile-alike").record().check_source
     assert shapes.startswith("N, M, D = 1000, 1500, 64\n")  # the constants it reads come first
 
 
@@ -421,17 +422,16 @@ def test_json_report_of_every_claim(empty_registry, tmp_path, capsys):
     made_up("gone", lambda: jax.no_such_function())  # noqa: PLW0108 - fails when checked
     out = tmp_path / "claims.json"
     assert main(["--json", str(out)]) == 1  # a drift makes the run fail
-    data = json.loads(out.read_text())
-    assert data["jax"] == jax.__version__
-    assert data["modules_not_loaded"] == {}
-    records = {r["id"]: r for r in data["claims"]}
-    fields = {"id", "section", "kind", "status", "expected", "observed", "jax"}
-    assert fields <= set(records["holds-here"])
-    assert "jaxlib" in records["gone"]
-    assert records["holds-here"]["status"] == "holds"
-    assert records["holds-here"]["observed"] == {"x": 1}
-    assert records["gone"]["status"] == "drifted"
-    assert records["gone"]["evidence"] == "`jax.no_such_function` does not exist in this JAX"
+    data = ClaimsReport.load(out)
+    assert data.jax == jax.__version__
+    assert data.modules_not_loaded == {}
+    records = data.by_id
+    assert records["holds-here"].page == records["gone"].page
+    assert records["gone"].jaxlib
+    assert records["holds-here"].status == "holds"
+    assert records["holds-here"].observed == {"x": 1}
+    assert records["gone"].status == "drifted"
+    assert records["gone"].evidence == "`jax.no_such_function` does not exist in this JAX"
     assert "drifted  gone" in capsys.readouterr().out
 
 

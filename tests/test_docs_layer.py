@@ -1,8 +1,8 @@
 """The book's Sphinx layer (docs/_ext/book): rendering verdicts, reporting failures, caches."""
 
 import ast
-import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,20 +18,21 @@ from sphinx.directives.code import LiteralInclude
 from sphinx.util.nodes import split_explicit_title
 
 from chapter2.claims.registry import Status
+from chapter2.records import ClaimsReport, VerdictRecord
 
-VERDICT = {
-    "id": "demo",
-    "section": "demo-page",
-    "kind": "observed",
-    "warning": False,
-    "status": "differs here",
-    "jax": BASELINE,
-    "jaxlib": "0.12.0",
-    "expected": {"files written": ["<host>.xplane.pb"], "ready": True},
-    "observed": {"files written": ["<host>.xplane.pb"], "ready": False, "a*b": 2},
-    "evidence": "files written: ['<host>.xplane.pb']; a*b: 2",
-    "check_source": "@claim('demo', 'x')\ndef _demo():\n    return 1\n",
-}
+VERDICT = VerdictRecord(
+    id="demo",
+    page="demo-page",
+    label="claim-demo",
+    kind="observed",
+    status="differs here",
+    jax=BASELINE,
+    jaxlib="0.12.0",
+    expected={"files written": ["<host>.xplane.pb"], "ready": True},
+    observed={"files written": ["<host>.xplane.pb"], "ready": False, "a*b": 2},
+    evidence="files written: ['<host>.xplane.pb']; a*b: 2",
+    check_source="@claim('demo', 'x')\ndef _demo():\n    return 1\n",
+)
 
 
 def test_escape_keeps_markup_characters_visible():
@@ -48,7 +49,7 @@ SAID = "Wrote a trace of `f` to a folder: 1 file, <host>.xplane.pb, and 2 a*b."
 
 
 def test_a_verdict_is_a_compact_mark_whose_panel_says_in_words_what_was_run():
-    text = verdicts.verdict_markdown({**VERDICT, "said": SAID}, boxed=False)
+    text = verdicts.verdict_markdown(replace(VERDICT, said=SAID), boxed=False)
     assert text.startswith(
         f"````{{dropdown}} ≠ not seen on this book's machine (JAX {BASELINE})\n"
         ":class-container: claim-mark claim-differs-here\n"
@@ -65,54 +66,54 @@ def test_a_mark_that_came_out_as_the_page_says_shows_its_symbol_alone():
         ("holds", f"checked on JAX {BASELINE}"),
         ("as specified", f"seen on this book's machine (JAX {BASELINE})"),
     ]:
-        text = verdicts.verdict_markdown({**VERDICT, "status": status}, boxed=False)
+        text = verdicts.verdict_markdown(replace(VERDICT, status=status), boxed=False)
         assert text.startswith(f"````{{dropdown}} ✓ [{said}]{{.visually-hidden}}\n"), text
-    drifted = verdicts.verdict_markdown({**VERDICT, "status": "drifted"}, boxed=False)
+    drifted = verdicts.verdict_markdown(replace(VERDICT, status="drifted"), boxed=False)
     assert drifted.startswith(f"````{{dropdown}} ✗ not true on JAX {BASELINE}\n")
 
 
 def test_a_panel_without_words_of_its_check_gives_its_values_in_words():
     text = verdicts.panel(VERDICT)
     assert text.startswith(r"a\*b: 2; files written: \[\<host\>.xplane.pb\]; ready: no.")
-    drifted = verdicts.panel({**VERDICT, "said": SAID, "status": "drifted"})
+    drifted = verdicts.panel(replace(VERDICT, said=SAID, status="drifted"))
     assert "2 a\\*b. The book says otherwise." in drifted
 
 
 def test_a_check_that_ran_the_cell_again_shows_nothing_while_it_holds():
-    rerun = {**VERDICT, "said": SAID, "repeats": "the cell above"}
+    rerun = replace(VERDICT, said=SAID, repeats="the cell above")
     for status in ("holds", "as specified"):
-        assert verdicts.only_reran({**rerun, "status": status})
-        text = verdicts.panel({**rerun, "status": status})  # in a warning's box
+        assert verdicts.only_reran(replace(rerun, status=status))
+        text = verdicts.panel(replace(rerun, status=status))  # in a warning's box
         assert text.startswith("Ran the cell above again: JAX did as shown.\n")
         assert "xplane" not in text
-        node = verdicts.reran_node({**rerun, "status": status})  # nothing a reader sees
+        node = verdicts.reran_node(replace(rerun, status=status))  # nothing a reader sees
         assert (node["classes"], node["ids"], node.children) == (
             ["claim-reran"],
             ["reran-demo"],
             [],
         )
     for status in ("drifted", "differs here"):  # where the page is wrong: what JAX did
-        assert not verdicts.only_reran({**rerun, "status": status})
-        assert "1 file" in verdicts.panel({**rerun, "status": status})
-    assert not verdicts.only_reran({**VERDICT, "status": "holds"})  # it checked more
+        assert not verdicts.only_reran(replace(rerun, status=status))
+        assert "1 file" in verdicts.panel(replace(rerun, status=status))
+    assert not verdicts.only_reran(replace(VERDICT, status="holds"))  # it checked more
 
 
 def test_the_page_of_checks_lists_each_value_beside_what_the_book_expects():
-    found = verdicts.findings({**VERDICT, "observed": {**VERDICT["observed"], "re": r"\d+ ms"}})
+    found = verdicts.findings(replace(VERDICT, observed={**VERDICT.observed, "re": r"\d+ ms"}))
     assert "files written: [<host>.xplane.pb] (as expected)" in found
     assert "ready: no (the book describes yes)" in found
     assert "a*b: 2" in found  # context: shown, not compared
     assert r"re: \d+ ms" in found  # as it was observed: no markup to take back off
-    assert verdicts.findings({**VERDICT, "observed": None}) == []
+    assert verdicts.findings(replace(VERDICT, observed=None)) == []
 
 
 def test_the_page_of_checks_says_what_a_check_tests_and_what_its_statement_says_beyond_it():
     said = {"checks": "That `f` compiles once.", "unchecked": "Why it matters."}
-    assert verdicts.coverage({**VERDICT, **said}) == [
+    assert verdicts.coverage(replace(VERDICT, **said)) == [
         ("Checked", "That `f` compiles once."),
         ("Not checked", "Why it matters."),
     ]
-    whole = verdicts.coverage({**VERDICT, "checks": "That `f` compiles once.", "unchecked": ""})
+    whole = verdicts.coverage(replace(VERDICT, checks="That `f` compiles once.", unchecked=""))
     assert whole == [("Checked", "That `f` compiles once."), ("Not checked", verdicts.NOTHING_MORE)]
     assert verdicts.coverage(VERDICT) == [("Checked", verdicts.NOT_SAID)]  # a claim that lacks it
     paragraph = verdicts._words("Not checked", "That `f` compiles once.")
@@ -122,16 +123,16 @@ def test_the_page_of_checks_says_what_a_check_tests_and_what_its_statement_says_
 
 
 def test_a_warning_on_its_own_page_is_a_box_with_the_same_panel():
-    boxed = verdicts.verdict_markdown({**VERDICT, "status": "holds"}, boxed=True)
+    boxed = verdicts.verdict_markdown(replace(VERDICT, status="holds"), boxed=True)
     assert boxed.startswith("`````{container} claim-verdict claim-holds\n")
     assert f"**✓ checked on JAX {BASELINE}**\n" in boxed
     assert "````{dropdown} What was run" in boxed
-    assert verdicts.panel({**VERDICT, "status": "holds"}) in boxed
+    assert verdicts.panel(replace(VERDICT, status="holds")) in boxed
 
 
 def test_a_check_with_nothing_to_check_gives_its_reason():
-    unchecked = {**VERDICT, "status": "cannot check", "expected": None, "observed": None}
-    text = verdicts.verdict_markdown({**unchecked, "evidence": "no YNN fusion"}, boxed=False)
+    unchecked = replace(VERDICT, status="cannot check", expected=None, observed=None)
+    text = verdicts.verdict_markdown(replace(unchecked, evidence="no YNN fusion"), boxed=False)
     assert f"{{dropdown}} ○ cannot be checked on JAX {BASELINE}" in text
     assert "no YNN fusion" in text
 
@@ -139,11 +140,13 @@ def test_a_check_with_nothing_to_check_gives_its_reason():
 def test_a_fact_of_another_backend_says_so_in_its_mark():
     """Built where the default device is a GPU, a fact of the CPU alone is not checked: the
     mark says why, not that this JAX could not check it."""
-    elsewhere = {**VERDICT, "status": "cannot check", "expected": None, "observed": None}
-    elsewhere |= {"only_on": ["cpu", "why"], "platform": "gpu", "evidence": "a fact of the CPU"}
+    elsewhere = replace(VERDICT, status="cannot check", expected=None, observed=None)
+    elsewhere = replace(
+        elsewhere, only_on=["cpu", "why"], platform="gpu", evidence="a fact of the CPU"
+    )
     text = verdicts.verdict_markdown(elsewhere, boxed=False)
     assert text.startswith("````{dropdown} ○ a fact of the CPU, not checked on GPU\n")
-    at_home = verdicts.verdict_markdown({**elsewhere, "platform": "cpu"}, boxed=False)
+    at_home = verdicts.verdict_markdown(replace(elsewhere, platform="cpu"), boxed=False)
     assert at_home.startswith(f"````{{dropdown}} ○ cannot be checked on JAX {BASELINE}\n")
 
 
@@ -223,8 +226,8 @@ def made_up_record() -> dict:
         "failing_cells": cells,
         "statements": {"fused": {"text": "XLA fuses the three.", "line": 118}},
         "verdicts": {
-            "fused": {"section": "fusion", "status": "drifted"},
-            "kept": {"section": "fusion", "status": "holds"},
+            "fused": replace(VERDICT, id="fused", page="fusion", status="drifted"),
+            "kept": replace(VERDICT, id="kept", page="fusion", status="holds"),
         },
     }
     index = {"path": "docs/index.md", "failing_cells": [], "verdicts": {}}
@@ -418,7 +421,7 @@ def test_the_helpers_page_shows_or_links_every_engine_module_the_pages_and_check
         for path in used
         if path.name != "__init__.py"
         and not path.is_relative_to(claims)
-        and path.name != "cannot_check.py"
+        and path.name not in ("cannot_check.py", "records.py")  # the build's own, too
     }
     helpers = (DOCS / "helpers.md").read_text()
     included = [d.arguments[0] for d in directives(helpers, "literalinclude", LiteralInclude)]
@@ -477,8 +480,8 @@ def test_a_release_note_fills_in_what_the_matrix_recorded_under_that_release():
         f"YNNPACK {{{{{claim}/jit's program is a __ynn_fusion|on}}}}.",
         lambda key: matrix_value(recorded, key),
     )
-    wrong = recorded["by_id"][claim]["observed"]["last row, jit"]
-    assert text == f"JAX 0.10.2, {recorded['recorded']}: {wrong:,.0f}, YNNPACK on."
+    wrong = recorded.by_id[claim].observed["last row, jit"]
+    assert text == f"JAX 0.10.2, {recorded.recorded}: {wrong:,.0f}, YNNPACK on."
     assert wrong != 32768**2  # the release got it wrong
     assert release_note_problem(recorded, claim, "drifted") is None
     assert "recorded 'drifted'" in release_note_problem(recorded, claim, "holds")
@@ -489,9 +492,10 @@ def test_a_backend_note_says_whether_the_release_or_the_backend_made_the_differe
     from book.backends import release_or_backend
 
     def record(release, status):
-        claims = [{"id": "c", "status": status}]
-        path = tmp_path / f"jax-{release}.json"
-        path.write_text(json.dumps({"jax": release, "recorded": "today", "claims": claims}))
+        claims = [replace(VERDICT, id="c", status=status)]
+        ClaimsReport(release, release, "3.12", "today", claims).dump(
+            tmp_path / f"jax-{release}.json"
+        )
 
     record("0.11.2", "holds")
     record(BASELINE, "holds")
@@ -790,7 +794,7 @@ def test_math_becomes_mathml_a_displayed_formulas_parts_its_rows():
 
 
 def test_a_site_plan_round_trips_and_names_its_baseline_first(tmp_path):
-    from book.records import SitePlan
+    from chapter2.records import SitePlan
 
     plan = SitePlan("0.12.0.1", {"0.11.2": tmp_path / "a", "0.12.0.1": tmp_path / "b"})
     plan.dump(tmp_path / "plan.json")

@@ -1,33 +1,32 @@
 """The drift report and the release matrix, on made-up verdicts."""
 
 import json
+from dataclasses import replace
 
 from book import drift, matrix
 from book.markdown import as_markdown
 
+from chapter2.records import ClaimsReport, Kind, Status, VerdictRecord, jsonable
+
 
 def verdict(claim_id, status, kind="asserted", expected=None, observed=None, evidence="..."):
-    return {
-        "id": claim_id,
-        "section": "demo",
-        "statement": f"{claim_id} is so.",
-        "kind": kind,
-        "status": status,
-        "expected": expected,
-        "observed": observed,
-        "evidence": evidence,
-    }
+    return VerdictRecord(
+        id=claim_id,
+        page="demo",
+        label=f"claim-{claim_id}",
+        kind=Kind(kind),
+        status=Status(status),
+        jax="0.10.2",
+        jaxlib="0.10.2",
+        statement=f"{claim_id} is so.",
+        expected=expected,
+        observed=observed,
+        evidence=evidence,
+    )
 
 
 def claims_report(*verdicts, jax="0.10.2"):
-    return {
-        "jax": jax,
-        "jaxlib": jax,
-        "python": "3.11.7",
-        "recorded": "2026-11-30",
-        "claims": list(verdicts),
-        "modules_not_loaded": {},
-    }
+    return ClaimsReport(jax, jax, "3.11.7", "2026-11-30", list(verdicts))
 
 
 REPORT = claims_report(
@@ -59,9 +58,9 @@ FAILURES = [
 
 def test_changes_are_the_drifted_claims_and_the_machine_is_apart():
     report = drift.build_report(REPORT, FAILURES)
-    assert [c["id"] for c in report["changed_claims"]] == ["merged", "gone"]
-    assert [c["id"] for c in report["environment_dependent"]] == ["cpu-bug"]
-    assert [c["id"] for c in report["cannot_check"]] == ["no-ynn"]
+    assert [c.id for c in report["changed_claims"]] == ["merged", "gone"]
+    assert [c.id for c in report["environment_dependent"]] == ["cpu-bug"]
+    assert [c.id for c in report["cannot_check"]] == ["no-ynn"]
 
 
 def test_every_failing_cell_is_attributed_or_said_to_be_unexplained():
@@ -160,10 +159,10 @@ def test_a_change_is_shown_beside_the_baselines_recorded_result():
         jax="0.12.0.1",
     )
     report = drift.build_report(REPORT, FAILURES, baseline)
-    merged = next(c for c in report["changed_claims"] if c["id"] == "merged")
-    assert merged["baseline"] == {"status": "holds", "observed": {"type": "Jaxpr"}}
-    gone = next(c for c in report["changed_claims"] if c["id"] == "gone")
-    assert gone["baseline"] is None  # the baseline did not record it
+    merged = next(c for c in report["changed_claims"] if c.id == "merged")
+    assert merged.baseline == {"status": "holds", "observed": {"type": "Jaxpr"}}
+    gone = next(c for c in report["changed_claims"] if c.id == "gone")
+    assert gone.baseline is None  # the baseline did not record it
     text = drift.to_markdown(report)
     assert "against the baseline's recorded results: JAX 0.12.0.1, recorded 2026-11-30" in text
     assert "- the baseline recorded:" not in text  # it held there: nothing to say
@@ -175,10 +174,8 @@ def test_a_change_is_shown_beside_the_baselines_recorded_result():
 
 def _drifted(claim_id, rests_on=(), differs=("x", 1, 2)):
     name, expected, observed = differs
-    return {
-        **verdict(claim_id, "drifted", expected={name: expected}, observed={name: observed}),
-        "rests_on": list(rests_on),
-    }
+    drifted = verdict(claim_id, "drifted", expected={name: expected}, observed={name: observed})
+    return replace(drifted, rests_on=list(rests_on))
 
 
 def test_claims_that_rest_on_a_drifted_claim_form_its_cause():
@@ -190,7 +187,7 @@ def test_claims_that_rest_on_a_drifted_claim_form_its_cause():
         _drifted("alone", rests_on=["holds-here"]),  # its basis did not drift
     )
     report = drift.build_report(claims, [])
-    assert [[c["id"] for c in cause["claims"]] for cause in report["causes"]] == [
+    assert [[c.id for c in cause["claims"]] for cause in report["causes"]] == [
         ["barrier", "traffic", "memory"],
         ["repr"],
         ["alone"],
@@ -239,7 +236,7 @@ def test_a_changed_output_goes_to_the_nearest_drifted_claim_its_section_checks_a
         "checked_after": ["kept", "other", "merged"],  # a claim that holds explains nothing
     }
     unchecked = {**change, "diff": "-3\n+4", "checked_after": ["kept"]}
-    report = drift.build_report(claims, [], None, [change, unchecked])
+    report = drift.build_report(claims, [], outputs=[change, unchecked])
     assert [c["claims"] for c in report["changed_outputs"]] == [["other"], []]
     assert report["unexplained_outputs"] == [report["changed_outputs"][1]]
 
@@ -293,7 +290,7 @@ def test_a_cause_shows_what_jax_gave_as_it_is_in_the_file_and_on_the_page():
 def test_a_report_names_its_commit_and_what_it_did_not_check():
     """A report cannot lag the book unseen: it keeps the book's commit and the claims it
     checked, and its summary names the claims the book states now that it did not check."""
-    report = drift.build_report({**REPORT, "commit": "abc1234"}, [])
+    report = drift.build_report(REPORT, [], commit="abc1234")
     assert report["commit"] == "abc1234"
     assert report["claim_ids"] == ["cpu-bug", "fine", "gone", "merged", "no-ynn"]
     now = {"fine", "merged", "gone", "cpu-bug", "no-ynn", "added-since"}
@@ -307,10 +304,9 @@ def test_a_report_names_its_commit_and_what_it_did_not_check():
 
 def test_the_matrix_keeps_the_machine_a_release_ran_on_and_never_fills_one_in():
     older = claims_report(verdict("fine", "holds"), jax="0.9.2")
-    newer = {
-        **claims_report(verdict("fine", "holds"), jax="0.10.2"),
-        "machine": {"cpu": "X", "cores": 2},
-    }
+    newer = replace(
+        claims_report(verdict("fine", "holds"), jax="0.10.2"), machine={"cpu": "X", "cores": 2}
+    )
     releases = matrix.build_matrix([older, newer])["releases"]
     assert [r.get("machine") for r in releases] == [None, {"cpu": "X", "cores": 2}]
 
@@ -319,13 +315,13 @@ def test_python_m_book_runs_each_command_and_names_them_when_asked_otherwise(tmp
     from book.__main__ import main
 
     changed, fine = tmp_path / "changed.json", tmp_path / "fine.json"
-    changed.write_text(json.dumps(drift.build_report(REPORT, FAILURES)))
+    changed.write_text(json.dumps(drift.build_report(REPORT, FAILURES), default=jsonable))
     report = claims_report(verdict("fine", "holds", expected={}, observed={}))
-    fine.write_text(json.dumps(drift.build_report(report, [])))
+    fine.write_text(json.dumps(drift.build_report(report, []), default=jsonable))
     assert main(["drift", str(changed)]) == 1  # the drift command's own exit status
     assert main(["drift", str(fine)]) == 0
     for runs in ("0.10.2", "0.11.2"):
-        (tmp_path / f"jax-{runs}.json").write_text(json.dumps(claims_report(jax=runs)))
+        claims_report(jax=runs).dump(tmp_path / f"jax-{runs}.json")
     assert main(["matrix", str(tmp_path)]) == 0
     assert json.loads((tmp_path / "matrix.json").read_text())["releases"]
     assert main(["nothing"]) == main([]) == 2

@@ -219,8 +219,8 @@ def test_the_build_reads_committed_inventories_and_no_network():
 def test_one_command_fetches_an_inventory_and_where_its_classes_are_defined(tmp_path):
     lines = [
         "jax.jit py:function 1 _autosummary/jax.jit.html#$ -",
-        "chapter2.claims.Kind py:class 1 api.html#$ -",  # defined in chapter2.claims.registry
-        "chapter2.claims.registry.Status py:class 1 api.html#$ -",  # where it is defined
+        "chapter2.claims.Kind py:class 1 api.html#$ -",  # defined in chapter2.records
+        "chapter2.records.Status py:class 1 api.html#$ -",  # where it is defined
         "jax.NoSuchClass py:class 1 api.html#$ -",  # documented, not in the installed release
         "profiling std:doc -1 profiling.html Profiling",
     ]
@@ -235,7 +235,7 @@ def test_one_command_fetches_an_inventory_and_where_its_classes_are_defined(tmp_
     assert (out / "jax.inv").read_bytes() == published.read_bytes()
     source = json.loads((out / "jax.json").read_text())
     assert source["addresses"] == "https://docs.jax.dev/en/latest/"
-    assert source["defined_in"] == {"chapter2.claims.registry.Kind": "chapter2.claims.Kind"}
+    assert source["defined_in"] == {"chapter2.records.Kind": "chapter2.claims.Kind"}
     with (out / "jax.inv").open("rb") as stream:
         read = InventoryFile.load(stream, source["addresses"], posixpath.join)
     assert read["std:doc"]["profiling"].uri == "https://docs.jax.dev/en/latest/profiling.html"

@@ -3,12 +3,14 @@ planted change that no claim covers reaching the drift report."""
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from book import drift, outputs
 
 from chapter2.claims.registry import VERDICT_MIME
+from chapter2.records import ClaimsReport, VerdictRecord
 
 # The published notebooks of two pages, as the baseline book (JAX 0.12.0.1) and the drift
 # build under JAX 0.11.2 executed them on the build machine (figures' bytes emptied).
@@ -116,15 +118,23 @@ def test_a_cell_tagged_measured_is_compared_by_the_kinds_of_its_outputs():
     )
 
 
+MATERIALIZED = VerdictRecord(
+    id="transpose-materialized",
+    page="memory-layout",
+    label="claim-transpose-materialized",
+    kind="asserted",
+    status="drifted",
+    jax="0.11.2",
+    jaxlib="0.11.2",
+    statement="a.T is materialized.",
+    expected={"a.T fused body": ["parameter", "transpose", "copy"]},
+    observed={"a.T fused body": ["parameter", "copy"]},
+    evidence="...",
+)
+
+
 def _claims(*verdicts):
-    return {
-        "jax": "0.11.2",
-        "jaxlib": "0.11.2",
-        "python": "3.13.0",
-        "recorded": "2026-12-01",
-        "claims": list(verdicts),
-        "modules_not_loaded": {},
-    }
+    return ClaimsReport("0.11.2", "0.11.2", "3.13.0", "2026-12-01", list(verdicts))
 
 
 def _planted(tmp_path: Path) -> Path:
@@ -145,9 +155,9 @@ def _planted(tmp_path: Path) -> Path:
 def test_a_planted_printout_no_claim_covers_is_listed_under_no_claim(tmp_path):
     other = _planted(tmp_path)
     unchanged = outputs.compare_builds(BASELINE, notebooks(OTHER))
-    assert not drift.anything_changed(drift.build_report(_claims(), [], None, unchanged))
+    assert not drift.anything_changed(drift.build_report(_claims(), [], outputs=unchanged))
     changes = outputs.compare_builds(BASELINE, notebooks(other))
-    report = drift.build_report(_claims(), [], None, changes)
+    report = drift.build_report(_claims(), [], outputs=changes)
     assert drift.anything_changed(report)
     [change] = report["unexplained_outputs"]
     assert (change["page"], change["output"]) == ("memory-layout", "stdout")
@@ -162,17 +172,7 @@ def test_a_planted_printout_no_claim_covers_is_listed_under_no_claim(tmp_path):
 def test_a_changed_output_goes_to_the_drifted_claim_its_section_verifies(tmp_path):
     other = _planted(tmp_path)
     changes = outputs.compare_builds(BASELINE, notebooks(other))
-    materialized = {
-        "id": "transpose-materialized",
-        "section": "memory-layout",
-        "statement": "a.T is materialized.",
-        "kind": "asserted",
-        "status": "drifted",
-        "expected": {"a.T fused body": ["parameter", "transpose", "copy"]},
-        "observed": {"a.T fused body": ["parameter", "copy"]},
-        "evidence": "...",
-    }
-    report = drift.build_report(_claims(materialized), [], None, changes)
+    report = drift.build_report(_claims(MATERIALIZED), [], outputs=changes)
     [cause] = report["causes"]
     assert [c["cell_index"] for c in cause["changed_outputs"]] == [5]
     assert report["unexplained_outputs"] == []
@@ -180,7 +180,7 @@ def test_a_changed_output_goes_to_the_drifted_claim_its_section_verifies(tmp_pat
 
 def test_a_section_ends_at_a_heading_not_at_a_hash_line_in_a_fence():
     def cell(kind, source, verified=None):
-        data = {VERDICT_MIME: {"id": verified}} if verified else {}
+        data = {VERDICT_MIME: replace(MATERIALIZED, id=verified).dump()} if verified else {}
         return {"cell_type": kind, "source": source, "metadata": {}, "outputs": [{"data": data}]}
 
     notebook = {

@@ -366,7 +366,7 @@ def test_the_recorded_gpu_shows_beside_the_cpu_and_no_claim_reads_drifted_there(
     assert "whose float32 matrix products run in TF32 by default" in tf32
     # the shifted points' error, from the claim's record, not the unshifted points' timings
     shifted = GPU_RUN.verdicts["gram-cancellation-centring-shrinks"]  # recorded as ...-fixes
-    recorded = shifted["observed"]["largest errors"]
+    recorded = shifted.observed["largest errors"]
     assert f"v3's largest error on these points was {recorded['v3']:.2g}," in tf32
 
 

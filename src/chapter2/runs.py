@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chapter2.records import ClaimsReport, VerdictRecord
 from chapter2.timing import BenchResult  # imports no JAX
 
 # The files of the first recorded run, which named them in keys of their own or not at all.
@@ -38,8 +39,8 @@ class RecordedRun:
     jaxlib: str
     recorded: str  # the date of its measurements, as the run wrote it
     made: dict[str, list[str]]  # what made each part: every call that recorded some of it
-    verdicts: dict[str, dict]  # the device's verdicts, by today's claim ids
-    host_verdicts: dict[str, dict] = field(default_factory=dict)  # the same JAX on its CPU
+    verdicts: dict[str, VerdictRecord]  # the device's verdicts, by today's claim ids
+    host_verdicts: dict[str, VerdictRecord] = field(default_factory=dict)  # the same JAX, CPU
     files: dict[str, str] = field(default_factory=dict)  # what each file holds: its name
 
     @property
@@ -67,7 +68,7 @@ class RecordedRun:
         """The value at `key`, a path of names joined by "/" (a number indexes a list): into
         the numbers, into a claim's observation (`claim-id/name`), or one of the run's own
         facts (`device`)."""
-        observed = {cid: v.get("observed") or {} for cid, v in self.verdicts.items()}
+        observed = {cid: v.observed or {} for cid, v in self.verdicts.items()}
         facts = {"device": self.device, "jax": self.jax, "recorded": self.recorded}
         value = {**self.numbers, **observed, **facts}
         for part in key.split("/"):
@@ -81,10 +82,10 @@ class RecordedRun:
         return value
 
 
-def _verdicts(path: Path, renamed: dict[str, str]) -> tuple[dict[str, dict], dict]:
-    """A claims file's verdicts by today's ids, and the file's own fields."""
-    recorded = json.loads(path.read_text())
-    return {renamed.get(c["id"], c["id"]): c for c in recorded["claims"]}, recorded
+def _verdicts(path: Path, renamed: dict[str, str]) -> tuple[dict[str, VerdictRecord], str]:
+    """A claims file's verdicts by today's ids, and the jaxlib it ran."""
+    recorded = ClaimsReport.load(path)
+    return {renamed.get(c.id, c.id): c for c in recorded.claims}, recorded.jaxlib
 
 
 def read_run(folder: Path) -> RecordedRun:
@@ -100,7 +101,7 @@ def read_run(folder: Path) -> RecordedRun:
     if (folder / "vendor-figures.json").exists():  # typed from the vendor's page, not recorded
         files.setdefault("vendor figures", "vendor-figures.json")
     renamed = run.get("renamed", {})
-    verdicts, claims_file = _verdicts(folder / files["claims"], renamed)
+    verdicts, jaxlib = _verdicts(folder / files["claims"], renamed)
     host = _verdicts(folder / files["host claims"], renamed)[0] if "host claims" in files else {}
     parts = run["parts"] if "parts" in run else {"claims": run["made"]}
     made = {k: v if isinstance(v, list) else [v] for k, v in parts.items()}
@@ -110,7 +111,7 @@ def read_run(folder: Path) -> RecordedRun:
         device=run["device"],
         platform=run["platform"],
         jax=run["jax"],
-        jaxlib=run.get("jaxlib") or claims_file["jaxlib"],
+        jaxlib=run.get("jaxlib") or jaxlib,
         recorded=run["recorded"],
         made=made,
         verdicts=verdicts,

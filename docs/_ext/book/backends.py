@@ -8,7 +8,6 @@ in data/backends/<name>/ did, shown where that run checked the claim, its
 the claim under another JAX release (data/matrix/jax-<release>.json), filled the same way.
 """
 
-import json
 import re
 from pathlib import Path
 from typing import ClassVar
@@ -18,6 +17,7 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
+from chapter2.records import ClaimsReport
 from chapter2.releases import baseline_jax
 from chapter2.runs import recorded_run
 
@@ -85,8 +85,8 @@ def release_or_backend(folder: Path, claim_id: str, release: str, baseline: str)
     statuses = []
     for version in (release, baseline):
         recorded = matrix_file(folder, version).is_file()
-        by_id = matrix_record(folder, version)["by_id"] if recorded else {}
-        statuses.append(by_id.get(claim_id, {}).get("status"))
+        by_id = matrix_record(folder, version).by_id if recorded else {}
+        statuses.append(by_id[claim_id].status if claim_id in by_id else None)
     if None in statuses:
         return f"JAX {release} is not measured on the CPU for this"
     if statuses[0] == statuses[1]:
@@ -102,36 +102,33 @@ def matrix_file(folder: Path, release: str) -> Path:
     return folder / f"jax-{release}.json"
 
 
-def matrix_record(folder: Path, release: str) -> dict:
-    """What the claims matrix recorded under JAX `release`: its verdicts by id, the release
-    and the date."""
-    record = json.loads(matrix_file(folder, release).read_text())
-    by_id = {c["id"]: c for c in record["claims"]}
-    return {"by_id": by_id, "jax": record["jax"], "recorded": record["recorded"]}
+def matrix_record(folder: Path, release: str) -> ClaimsReport:
+    """What the claims matrix recorded under JAX `release`."""
+    return ClaimsReport.load(matrix_file(folder, release))
 
 
-def matrix_value(recorded: dict, key: str):
+def matrix_value(recorded: ClaimsReport, key: str):
     """The value at `key` ("jax", "recorded", or `claim-id/name/...` into its observation) of
     what the claims matrix recorded under one release."""
-    value = {"jax": recorded["jax"], "recorded": recorded["recorded"]}
-    value |= {cid: c.get("observed") or {} for cid, c in recorded["by_id"].items()}
+    value = {"jax": recorded.jax, "recorded": recorded.recorded}
+    value |= {cid: c.observed or {} for cid, c in recorded.by_id.items()}
     for part in key.split("/"):
         if not isinstance(value, dict) or part not in value:
-            msg = f"the record of JAX {recorded['jax']} holds no {key!r} ({part!r} is missing)"
+            msg = f"the record of JAX {recorded.jax} holds no {key!r} ({part!r} is missing)"
             raise KeyError(msg)
         value = value[part]
     return value
 
 
-def release_note_problem(recorded: dict, claim_id: str, status: str | None) -> str | None:
+def release_note_problem(recorded: ClaimsReport, claim_id: str, status: str | None) -> str | None:
     """Why a release note's words would not describe `recorded`, or None when they do."""
-    verdict = recorded["by_id"].get(claim_id)
+    verdict = recorded.by_id.get(claim_id)
     if verdict is None:
-        return f"the claims matrix holds no {claim_id!r} under JAX {recorded['jax']}"
-    if verdict["status"] != status:
+        return f"the claims matrix holds no {claim_id!r} under JAX {recorded.jax}"
+    if verdict.status != status:
         return (
             f"this release note on {claim_id!r} is written for a claim that was {status!r} "
-            f"under JAX {recorded['jax']}; the claims matrix recorded {verdict['status']!r}: "
+            f"under JAX {recorded.jax}; the claims matrix recorded {str(verdict.status)!r}: "
             "its words no longer describe the record"
         )
     return None

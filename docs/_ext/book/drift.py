@@ -3,49 +3,53 @@ failing cell and changed output given to the claim that explains it, or to none.
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import jinja2
 
 from book.markdown import Inline, as_markdown, escape, quoted, with_code
-from chapter2.claims.registry import ClaimDrift, Observation, Status, counted
+from chapter2.claims.registry import ClaimDrift, Observation, counted
+from chapter2.records import ClaimsReport, Status, VerdictRecord
 
 
-def with_status(verdicts: list[dict], *statuses: Status) -> list[dict]:
-    return [v for v in verdicts if v["status"] in statuses]
+def with_status(verdicts: list[VerdictRecord], *statuses: Status) -> list[VerdictRecord]:
+    return [v for v in verdicts if v.status in statuses]
 
 
-def causes(drifted: list[dict]) -> list[list[dict]]:
+def causes(drifted: list[VerdictRecord]) -> list[list[VerdictRecord]]:
     """The drifted claims grouped by cause: the root of each `rests_on` chain first."""
-    by_id = {c["id"]: c for c in drifted}
+    by_id = {c.id: c for c in drifted}
 
     def root(claim_id: str, seen: tuple[str, ...] = ()) -> str:
-        basis = [b for b in by_id[claim_id].get("rests_on", []) if b in by_id and b not in seen]
+        basis = [b for b in by_id[claim_id].rests_on if b in by_id and b not in seen]
         return root(basis[0], (*seen, claim_id)) if basis else claim_id
 
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[VerdictRecord]] = {}
     for claim in drifted:
-        groups.setdefault(root(claim["id"]), []).append(claim)
-    return [sorted(group, key=lambda c: c["id"] != name) for name, group in groups.items()]
+        groups.setdefault(root(claim.id), []).append(claim)
+    return [sorted(group, key=lambda c: c.id != name) for name, group in groups.items()]
 
 
 def build_report(
-    claims_report: dict,
+    claims_report: ClaimsReport,
     failures: list[dict],
-    baseline: dict | None = None,
+    baseline: ClaimsReport | None = None,
+    commit: str | None = None,
     outputs: list[dict] | None = None,
 ) -> dict:
-    """The report as data (`outputs`: None when no baseline build was compared)."""
-    verdicts = claims_report["claims"]
+    """The report as data: the claims as this build's pages showed them, against the
+    baseline's (`outputs`: None when no baseline build was compared; `commit`: the book's)."""
+    verdicts = claims_report.claims
     recorded = {  # the baseline's status and observed values of each claim, if recorded
-        v["id"]: {"status": v["status"], "observed": v["observed"]}
-        for v in (baseline or {}).get("claims", [])
+        v.id: {"status": str(v.status), "observed": v.observed}
+        for v in (baseline.claims if baseline else [])
     }
     drifted = [
-        {**claim, "baseline": recorded.get(claim["id"])}
+        replace(claim, baseline=recorded.get(claim.id))
         for claim in with_status(verdicts, Status.DRIFTED)
     ]
-    ids = {c["id"] for c in drifted}  # each failing cell with the drifted claims it shows
+    ids = {c.id for c in drifted}  # each failing cell with the drifted claims it shows
     cells = [{**f, "claims": [c for c in f["claims"] if c in ids]} for f in failures]
     failed = {(c["page"], c["cell"]) for c in failures}  # their outputs are the error's
     changes = [
@@ -56,26 +60,26 @@ def build_report(
     ]
     grouped = []
     for group in causes(drifted):
-        ids = {c["id"] for c in group}
+        ids = {c.id for c in group}
         grouped.append(
             {
-                "name": group[0]["id"],
+                "name": group[0].id,
                 "claims": group,
                 "failing_cells": [c for c in cells if ids & set(c["claims"])],
                 "changed_outputs": [c for c in changes if ids & set(c["claims"])],
             }
         )
     return {
-        "jax": claims_report["jax"],
-        "jaxlib": claims_report["jaxlib"],
-        "python": claims_report["python"],
-        "recorded": claims_report["recorded"],
-        "commit": claims_report.get("commit"),  # the book's, so the page says which it checked
-        "claims_checked": len(claims_report["claims"]),
-        "claim_ids": sorted(v["id"] for v in verdicts),
+        "jax": claims_report.jax,
+        "jaxlib": claims_report.jaxlib,
+        "python": claims_report.python,
+        "recorded": claims_report.recorded,
+        "commit": commit,  # the book's, so the page says which it checked
+        "claims_checked": len(verdicts),
+        "claim_ids": sorted(v.id for v in verdicts),
         "changed_claims": drifted,
         "causes": grouped,
-        "modules_not_loaded": claims_report["modules_not_loaded"],
+        "modules_not_loaded": claims_report.modules_not_loaded,
         "failing_cells": cells,
         "unexplained_cells": [c for c in cells if not c["claims"]],
         "outputs_compared": outputs is not None,
@@ -84,9 +88,23 @@ def build_report(
         "environment_dependent": with_status(verdicts, Status.AS_SPECIFIED, Status.DIFFERS_HERE),
         "cannot_check": with_status(verdicts, Status.CANNOT_CHECK),
         "baseline": (
-            {k: baseline[k] for k in ("jax", "recorded")} if baseline is not None else None
+            {"jax": baseline.jax, "recorded": baseline.recorded} if baseline is not None else None
         ),
     }
+
+
+# The report's lists of verdicts, beside each cause's "claims".
+VERDICT_LISTS = ("changed_claims", "environment_dependent", "cannot_check")
+
+
+def read_report(path: Path) -> dict:
+    """A report as `build_report` made it, from its file: its verdicts typed."""
+    report = json.loads(Path(path).read_text())
+    for key in VERDICT_LISTS:
+        report[key] = [VerdictRecord.load(v) for v in report[key]]
+    for cause in report["causes"]:
+        cause["claims"] = [VerdictRecord.load(v) for v in cause["claims"]]
+    return report
 
 
 def anything_changed(report: dict) -> bool:
@@ -95,13 +113,13 @@ def anything_changed(report: dict) -> bool:
     return any(report[key] for key in keys)
 
 
-def _differences(claim: dict) -> list[str]:
+def _differences(claim: VerdictRecord) -> list[str]:
     """Each differing value: what the book expects, the baseline gave and this JAX gave."""
     lines = []
-    recorded = (claim.get("baseline") or {}).get("observed") or {}
-    for name in Observation(claim["expected"], claim["observed"]).differences:
-        gave = str(claim["observed"].get(name, "(nothing)"))
-        said = f"- {name}: the book expects `{claim['expected'][name]}`"
+    recorded = (claim.baseline or {}).get("observed") or {}
+    for name in Observation(claim.expected, claim.observed).differences:
+        gave = str(claim.observed.get(name, "(nothing)"))
+        said = f"- {name}: the book expects `{claim.expected[name]}`"
         if name in recorded:
             said += f", the baseline gave `{recorded[name]}`"
         said += ", this JAX gave"
@@ -131,17 +149,15 @@ def _short(value, limit: int = 70) -> str:
 def cause_pieces(cause: dict) -> list[Inline]:
     """A cause in one sentence: its root claim's values, the claims with it, what it broke."""
     root = cause["claims"][0]
-    out: list[Inline] = [("strong", root["id"]), ("text", " (page "), ("code", root["section"])]
+    out: list[Inline] = [("strong", root.id), ("text", " (page "), ("code", root.page)]
     out.append(("text", "): "))
-    if root["expected"] is None:
-        out += [("text", "its check could not run: "), *quoted(_short(root["evidence"], 120))]
-    for n, name in enumerate(
-        Observation(root["expected"] or {}, root["observed"] or {}).differences
-    ):
+    if root.expected is None:
+        out += [("text", "its check could not run: "), *quoted(_short(root.evidence, 120))]
+    for n, name in enumerate(Observation(root.expected or {}, root.observed or {}).differences):
         out += [("text", f"{'; ' if n else ''}{name}: the book expects ")]
-        out += [("code", _short(root["expected"][name])), ("text", ", this JAX gave ")]
-        out += [("code", _short((root["observed"] or {}).get(name, "(nothing)")))]
-    others = [c["id"] for c in cause["claims"][1:]]
+        out += [("code", _short(root.expected[name])), ("text", ", this JAX gave ")]
+        out += [("code", _short((root.observed or {}).get(name, "(nothing)")))]
+    others = [c.id for c in cause["claims"][1:]]
     with_it = f" With it: {', '.join(others)}." if others else ""
     counts = (
         f" {counted(len(cause['failing_cells']), 'failing cell')}, "
@@ -205,8 +221,8 @@ def _first_line(source: str) -> str:
     return _short(line, 50).replace("`", "'")
 
 
-def _said_of(claim: dict, label: str, key: str = "statement") -> str:
-    return "\n".join(_said(label, claim[key]))
+def _said_of(claim: VerdictRecord, label: str, field: str = "statement") -> str:
+    return "\n".join(_said(label, getattr(claim, field)))
 
 
 def _head_of(source: str) -> str:

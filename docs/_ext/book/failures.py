@@ -21,7 +21,7 @@ from book.record import (
     read_record,
     statement,
 )
-from chapter2.claims.registry import Status
+from chapter2.records import Status
 
 REPORT = "failed-pages.txt"
 
@@ -30,10 +30,10 @@ def what_the_book_says(record: dict, failure: dict) -> list[str]:
     """For each drifted claim a failing cell shows: where its page says it, and what."""
     pages, said = record["pages"], []
     for claim_id in failure.get("claims", []):
-        verdict = pages[failure["page"]]["verdicts"].get(claim_id, {})
-        if verdict.get("status") != Status.DRIFTED:
+        verdict = pages[failure["page"]]["verdicts"].get(claim_id)
+        if verdict is None or verdict.status is not Status.DRIFTED:
             continue
-        home = verdict["section"]
+        home = verdict.page
         found = statement(pages, home, claim_id)
         where = f"{pages[home]['path']}:{found['line']}" if home in pages else home
         said.append(f"  the book says ({where}): {found['text'] or '(nothing under its label)'}")

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from chapter2.claims.registry import Kind, Status
+from chapter2.records import ClaimsReport, Kind, Status
 from chapter2.releases import release_key
 
 
@@ -21,27 +21,28 @@ def since(statuses: dict[str, str], releases: list[str]) -> str | None:
     return first
 
 
-def build_matrix(runs: list[dict]) -> dict:
+def build_matrix(runs: list[ClaimsReport]) -> dict:
     """Statuses per claim and release, and since when each asserted claim holds."""
-    runs = sorted(runs, key=lambda run: release_key(run["jax"]))
-    releases = [run["jax"] for run in runs]
+    runs = sorted(runs, key=lambda run: release_key(run.jax))
+    releases = [run.jax for run in runs]
     claims: dict[str, dict] = {}
     for run in runs:
-        for verdict in run["claims"]:
+        for verdict in run.claims:
             entry = claims.setdefault(
-                verdict["id"],
-                {"section": verdict["section"], "kind": verdict["kind"], "status": {}},
+                verdict.id, {"page": verdict.page, "kind": str(verdict.kind), "status": {}}
             )
-            entry["status"][run["jax"]] = verdict["status"]
-            if verdict["status"] == Status.CANNOT_CHECK:
-                entry.setdefault("reasons", {})[run["jax"]] = verdict["evidence"]
+            entry["status"][run.jax] = str(verdict.status)
+            if verdict.status is Status.CANNOT_CHECK:
+                entry.setdefault("reasons", {})[run.jax] = verdict.evidence
     for entry in claims.values():
         entry["since"] = (
             since(entry["status"], releases) if entry["kind"] == Kind.ASSERTED else None
         )
     return {
         "releases": [  # the machine each ran on, where its record keeps it (never filled in)
-            {k: r[k] for k in ("jax", "python", "recorded", "machine") if k in r} for r in runs
+            {"jax": r.jax, "python": r.python, "recorded": r.recorded}
+            | ({"machine": r.machine} if r.machine else {})
+            for r in runs
         ],
         "claims": claims,
     }
@@ -74,7 +75,7 @@ def since_text(entry: dict, releases: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     [folder] = map(Path, sys.argv[1:] if argv is None else argv)
-    runs = [json.loads(p.read_text()) for p in sorted(folder.glob("jax-*.json"))]
+    runs = [ClaimsReport.load(p) for p in sorted(folder.glob("jax-*.json"))]
     matrix = build_matrix(runs)
     (folder / "matrix.json").write_text(json.dumps(matrix, indent=2, ensure_ascii=False) + "\n")
     releases = ", ".join(r["jax"] for r in matrix["releases"])

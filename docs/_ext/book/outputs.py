@@ -12,6 +12,7 @@ from myst_nb.ext.glue import GLUE_PREFIX
 
 from book.notebooks import SETUP_TAG
 from chapter2.claims.registry import VERDICT_MIME
+from chapter2.records import VerdictRecord
 from chapter2.timing import COMPARISON_MIME
 
 MEASURED_TAG = "measured"  # a cell whose outputs a timing chose: compared by their kinds alone
@@ -82,7 +83,7 @@ def same(before: str, after: str) -> bool:
 def shown_verdicts(cell: dict) -> list[str]:
     """The claims whose verdicts a cell's outputs show."""
     return [
-        output["data"][VERDICT_MIME]["id"]
+        VerdictRecord.load(output["data"][VERDICT_MIME]).id
         for output in cell.get("outputs", [])
         if VERDICT_MIME in output.get("data", {})
     ]

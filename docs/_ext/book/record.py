@@ -13,6 +13,7 @@ import json
 import logging as stdlib_logging
 import platform
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from docutils import nodes
@@ -27,6 +28,7 @@ from book.cache import opened
 from book.notebooks import executed_notebook
 from book.outputs import shown_verdicts
 from chapter2.claims.registry import LABEL_PREFIX
+from chapter2.records import VerdictRecord, jsonable
 from chapter2.timing import COMPARISON_MIME
 
 logger = logging.getLogger(__name__)
@@ -88,7 +90,7 @@ class BookCollector(EnvironmentCollector):
         page["statements"] = statements(doctree)
         for node in doctree.findall(lambda n: isinstance(n, nodes.Element)):
             if VERDICT_ATTRIBUTE in node:
-                page["verdicts"][node[VERDICT_ATTRIBUTE]["id"]] = node[VERDICT_ATTRIBUTE]
+                page["verdicts"][node[VERDICT_ATTRIBUTE].id] = node[VERDICT_ATTRIBUTE]
         build = build_folder(app)
         notebook = executed_notebook(build, app.config.nb_execution_cache_path, env.docname)
         if notebook is None:
@@ -229,7 +231,9 @@ class ProblemLog(logging.WarningStreamHandler):
         """`build-finished`: the record, beside the HTML (failures.py evicts failed pages)."""
         stdlib_logging.getLogger(logging.NAMESPACE).removeHandler(self)
         record = build_record(app.env, self.problems)
-        (build_folder(app) / RECORD).write_text(json.dumps(record, indent=2) + "\n")
+        (build_folder(app) / RECORD).write_text(
+            json.dumps(record, indent=2, default=jsonable) + "\n"
+        )
 
 
 def cached_runs(env) -> dict[float, float]:
@@ -266,9 +270,12 @@ def build_record(env, problems: list[dict]) -> dict:
 
 
 def read_record(build: Path) -> dict:
-    """The last record written in `build` (empty when none)."""
+    """The last record written in `build` (empty when none), its verdicts typed."""
     path = build / RECORD
-    return json.loads(path.read_text()) if path.exists() else {}
+    record = json.loads(path.read_text()) if path.exists() else {}
+    for page in record.get("pages", {}).values():
+        page["verdicts"] = {k: VerdictRecord.load(v) for k, v in page["verdicts"].items()}
+    return record
 
 
 def failing_cells(record: dict) -> list[dict]:
@@ -281,16 +288,16 @@ def failing_cells(record: dict) -> list[dict]:
     ]
 
 
-def home_verdicts(record_pages: dict) -> dict[str, dict]:
+def home_verdicts(record_pages: dict) -> dict[str, VerdictRecord]:
     """Each claim's verdict as the pages found it, preferring its own page's, with what its
     page says ("" where it says nothing)."""
     home = {}
     for page, found in sorted(record_pages.items()):
         for claim_id, data in found["verdicts"].items():
-            if data["section"] == page or claim_id not in home:
+            if data.page == page or claim_id not in home:
                 home[claim_id] = data
     return {
-        claim_id: data | {"statement": statement(record_pages, data["section"], claim_id)["text"]}
+        claim_id: replace(data, statement=statement(record_pages, data.page, claim_id)["text"])
         for claim_id, data in home.items()
     }
 
@@ -306,4 +313,4 @@ def setup(app):
     problems = ProblemLog(app)
     app.connect("config-inited", problems.attach, priority=0)
     app.connect("build-finished", problems.write)
-    return SERIAL
+    return {**SERIAL, "env_version": 2}  # 2: a page's verdicts are typed (VerdictRecord)

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -19,13 +20,13 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL, build_folder
-from book.drift import build_report, cause_pieces, summary, to_markdown
+from book.drift import build_report, cause_pieces, read_report, summary, to_markdown
 from book.markdown import Inline
 from book.notebooks import executed_notebook
 from book.outputs import compare_builds
 from book.record import book_data, build_record, failing_cells, home_verdicts
-from book.records import SitePlan
 from chapter2.claims.registry import Status, counted
+from chapter2.records import ClaimsReport, SitePlan, jsonable
 from chapter2.releases import release_key
 
 REPORT_PAGE = "drift-report"
@@ -37,8 +38,9 @@ def release_folder(version: str) -> str:
     return f"jax-{version}"
 
 
-def _read_json(path: str) -> dict | None:
-    return json.loads(Path(path).read_text()) if path and Path(path).is_file() else None
+def claims_report(path: str) -> ClaimsReport | None:
+    """The claims report at `path`, a setting of the build (None where it names none)."""
+    return ClaimsReport.load(path) if path and Path(path).is_file() else None
 
 
 def read_report_again(app, env, added, changed, removed) -> list[str]:
@@ -62,16 +64,15 @@ def drift_report(env, build: Path) -> dict:
     cache = config.nb_execution_cache_path
     notebooks = {page: executed_notebook(build, cache, page) for page in sorted(env.found_docs)}
     baseline = Path(config.book_drift_baseline)
-    # What this build plays, and the claims modules a process of that JAX could not load
-    release = json.loads(Path(config.book_drift_claims).read_text())
-    keys = ("jax", "jaxlib", "python", "recorded", "modules_not_loaded")
-    report = {key: release[key] for key in keys}
-    report["commit"] = book_commit(Path(env.srcdir).parent)
-    report["claims"] = list(home_verdicts(record["pages"]).values())  # as the pages showed them
+    # What this build plays, and the claims modules a process of that JAX could not load;
+    # its claims as the pages showed them
+    release = ClaimsReport.load(config.book_drift_claims)
+    shown = replace(release, claims=list(home_verdicts(record["pages"]).values()))
     return build_report(
-        report,
+        shown,
         failing_cells(record),
-        _read_json(config.book_drift_baseline_claims),
+        claims_report(config.book_drift_baseline_claims),
+        book_commit(Path(env.srcdir).parent),
         compare_builds(baseline, {p: n for p, n in notebooks.items() if n})
         if baseline.is_dir()
         else None,
@@ -102,7 +103,9 @@ class ThisBuildsReport:
         where its page links it."""
         if exception is None and app.config.book_drift_claims:
             build = build_folder(app)
-            (build / "report.json").write_text(json.dumps(self.report, indent=2) + "\n")
+            (build / "report.json").write_text(
+                json.dumps(self.report, indent=2, default=jsonable) + "\n"
+            )
             (build / REPORT_FILE).write_text(to_markdown(self.report))
             shutil.copy(build / REPORT_FILE, Path(app.outdir) / REPORT_FILE)
 
@@ -110,14 +113,14 @@ class ThisBuildsReport:
 def banner(app, doctree, docname) -> None:
     """`doctree-resolved`: a drift build's banner on each page, linking its report; it counts
     what the page recorded, as the report does."""
-    release = _read_json(app.config.book_drift_claims)
+    release = claims_report(app.config.book_drift_claims)
     if release is None:
         return
-    jax, versions = release["jax"], app.config.book_site_versions
+    jax, versions = release.jax, app.config.book_site_versions
     baseline = versions[0] if versions else "the baseline"
     page = book_data(app.env).pages.get(docname, {})  # read only: the pages are written
     shown = list(page.get("verdicts", {}).values())
-    differ = [v for v in shown if v["status"] == Status.DRIFTED]
+    differ = [v for v in shown if v.status is Status.DRIFTED]
     if not shown:
         said = "This page shows no claim."
     elif differ:
@@ -180,13 +183,13 @@ class DriftReport(SphinxDirective):
         if config.book_drift_claims:
             return [this_report()]
         reports = {  # each report says its release
-            path: json.loads(path.read_text())
+            path: read_report(path)
             for path in Path(config.book_drift_reports).glob("*/report.json")
         }
         if not reports:
             return [nodes.paragraph(text="No drift report has been recorded.")]
         self.env.note_dependency(config.book_drift_baseline_claims)  # the claims stated now
-        now = len((_read_json(config.book_drift_baseline_claims) or {}).get("claims", []))
+        now = len(getattr(claims_report(config.book_drift_baseline_claims), "claims", []))
         found = []
         for path, report in sorted(reports.items(), key=lambda r: release_key(r[1]["jax"]))[::-1]:
             self.env.note_dependency(str(path))
@@ -244,7 +247,7 @@ def setup(app):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Arguments SITE PLAN: assemble the builds the site plan (`book.records.SitePlan`, as
+    """Arguments SITE PLAN: assemble the builds the site plan (`chapter2.records.SitePlan`, as
     nox -s site writes it) names into SITE; the site's address (BOOK_BASEURL) gives the path
     its switcher's links start at."""
     site, plan_path = sys.argv[1:] if argv is None else argv

@@ -19,7 +19,8 @@ from book.matrix import LEGEND, LINKED, NOT_MEASURED, since_text
 from book.record import VERDICT_ATTRIBUTE, book_data, home_verdicts
 from book.site import release_folder
 from chapter2.claims.backends import Cause, cause_there, claim_of, host_status
-from chapter2.claims.registry import VERDICT_MIME, Status
+from chapter2.claims.registry import VERDICT_MIME
+from chapter2.records import Kind, Status, VerdictRecord
 from chapter2.runs import recorded_runs
 
 logger = logging.getLogger(__name__)
@@ -43,97 +44,94 @@ def words(value) -> str:
     return str(value)
 
 
-def findings(data: dict) -> list[str]:
+def findings(data: VerdictRecord) -> list[str]:
     """What the check found, a value per row, each with what the book expects of it (for the
     maintainers' page of checks; a reader's panel says it in words); none where the check
     could not run (its evidence says why)."""
-    if data["observed"] is None:
+    if data.observed is None:
         return []
-    described = "the book describes" if data["kind"] == "observed" else "the book expects"
+    described = "the book describes" if data.kind == "observed" else "the book expects"
     rows = []
     # the check's order does not survive the execution cache (it sorts keys): sort them here
-    for name in [*sorted(data["expected"]), *sorted(set(data["observed"]) - set(data["expected"]))]:
-        seen = data["observed"].get(name, "(not observed)")
+    for name in [*sorted(data.expected), *sorted(set(data.observed) - set(data.expected))]:
+        seen = data.observed.get(name, "(not observed)")
         row = f"{name}: {words(seen)}"
-        if name in data["expected"]:
-            wanted = data["expected"][name]
+        if name in data.expected:
+            wanted = data.expected[name]
             row += " (as expected)" if wanted == seen else f" ({described} {words(wanted)})"
         rows.append(row)
     return rows
 
 
-def evidence_words(data: dict) -> str:
+def evidence_words(data: VerdictRecord) -> str:
     """What was run and what JAX did, as the check says it in words; where it could not run,
     why; where it says nothing, its values in words."""
-    if data["observed"] is None:
-        return data["evidence"]
-    if data.get("said"):
-        return data["said"]
-    return "; ".join(f"{k}: {words(v)}" for k, v in sorted(data["observed"].items())) + "."
+    if data.observed is None:
+        return data.evidence
+    if data.said:
+        return data.said
+    return "; ".join(f"{k}: {words(v)}" for k, v in sorted(data.observed.items())) + "."
 
 
 CHECKS_PAGE = "checks"  # the maintainers' page of every check, its values and its code
 
 
-def only_reran(data: dict) -> bool:
+def only_reran(data: VerdictRecord) -> bool:
     """Whether the check ran again what the page shows and came out as the page says: then it
     has nothing to add but that."""
-    return bool(data.get("repeats")) and Status(data["status"]) in (
-        Status.HOLDS,
-        Status.AS_SPECIFIED,
-    )
+    return bool(data.repeats) and data.status.as_the_page_says
 
 
-def reran_words(data: dict) -> str:
-    return f"Ran {data['repeats']} again: JAX did as shown."
+def reran_words(data: VerdictRecord) -> str:
+    return f"Ran {data.repeats} again: JAX did as shown."
 
 
-def check_anchor(data: dict) -> str:
+def check_anchor(data: VerdictRecord) -> str:
     """The id of the claim's section on the page of checks."""
-    return f"check-{data['id']}"
+    return f"check-{data.id}"
 
 
-def checks_link(data: dict) -> str:
+def checks_link(data: VerdictRecord) -> str:
     return f"{CHECKS_PAGE}.html#{check_anchor(data)}"
 
 
-def panel(data: dict) -> str:
+def panel(data: VerdictRecord) -> str:
     """The body of a verdict's panel: what was run and what JAX did, in words (where the check
     only ran again what the page shows, only that), and a link to how it is checked, on the
     page of checks."""
     said = reran_words(data) if only_reran(data) else with_code(evidence_words(data))
-    if Status(data["status"]) is Status.DRIFTED:
+    if data.status is Status.DRIFTED:
         said += " The book says otherwise."
     return f'{said}\n\n<a href="{checks_link(data)}">How this is checked</a>\n'
 
 
-def reran_node(data: dict) -> nodes.container:
+def reran_node(data: VerdictRecord) -> nodes.container:
     """What a check that only ran again what the page shows leaves on the page: nothing a
     reader sees (the cell's output above is the evidence; the build fails if JAX does
     otherwise), an empty element that carries its verdict to the build's record."""
-    return nodes.container(classes=["claim-reran"], ids=[f"reran-{data['id']}"])
+    return nodes.container(classes=["claim-reran"], ids=[f"reran-{data.id}"])
 
 
-def mark_title(data: dict) -> str:
-    status = Status(data["status"])
-    home, there = (data.get("only_on") or [None])[0], data.get("platform")
+def mark_title(data: VerdictRecord) -> str:
+    status = data.status
+    home, there = (data.only_on or [None])[0], data.platform
     if status is Status.CANNOT_CHECK and home and there and home != there:
         return f"{status.symbol} a fact of the {home.upper()}, not checked on {there.upper()}"
-    return f"{status.symbol} {status.words(data['jax'])}"
+    return f"{status.symbol} {status.words(data.jax)}"
 
 
-def compact_title(data: dict) -> str:
+def compact_title(data: VerdictRecord) -> str:
     """A mark's title in MyST: a check that came out as the page says is its symbol alone, its
     words read out to a screen reader only; any other keeps its words in sight."""
-    status = Status(data["status"])
-    if status not in (Status.HOLDS, Status.AS_SPECIFIED):
+    status = data.status
+    if not status.as_the_page_says:
         return mark_title(data)
-    return f"{status.symbol} [{status.words(data['jax'])}]{{.visually-hidden}}"
+    return f"{status.symbol} [{status.words(data.jax)}]{{.visually-hidden}}"
 
 
-def verdict_markdown(data: dict, boxed: bool) -> str:
+def verdict_markdown(data: VerdictRecord, boxed: bool) -> str:
     """A verdict in MyST: a box for a warning on its own page, a compact mark otherwise."""
-    classes = f"{status_class(data['status'])}"
+    classes = f"{status_class(data.status)}"
     if not boxed:
         return (
             f"````{{dropdown}} {compact_title(data)}\n:class-container: claim-mark {classes}\n\n"
@@ -156,9 +154,9 @@ class VerdictRenderer:
     def handle_mime(renderer, data, inline):
         if data.mime_type != VERDICT_MIME or inline:
             return None
-        verdict = dict(data.content)
+        verdict = VerdictRecord.load(data.content)
         page = renderer.renderer.sphinx_env.docname
-        boxed = verdict.get("warning", False) and verdict["section"] == page
+        boxed = verdict.warning and verdict.page == page
         if only_reran(verdict) and not boxed:
             rendered = [reran_node(verdict)]
         else:
@@ -236,9 +234,9 @@ def read_matrix(path: str) -> dict:
 
 def _link(app, docname: str, data: dict, text: str, titled: bool = True) -> nodes.reference:
     """A link from `docname` to the claim's place on its page (titled with its statement)."""
-    target, anchor = app.env.get_domain("std").anonlabels.get(data["label"], (data["section"], ""))
+    target, anchor = app.env.get_domain("std").anonlabels.get(data.label, (data.page, ""))
     uri = app.builder.get_relative_uri(docname, target) + (f"#{anchor}" if anchor else "")
-    title = {"reftitle": data["statement"]} if titled and data["statement"] else {}
+    title = {"reftitle": data.statement} if titled and data.statement else {}
     return nodes.reference("", text, refuri=uri, **title)
 
 
@@ -283,8 +281,8 @@ def note_release_text(claim_ids: list[str], matrix: dict, home: dict) -> str:
         parts = [when for when in dict.fromkeys(whens[1:]) if when != whens[0]]
         said.append(f"holds as a whole {whens[0]}" if parts else f"holds {whens[0]}")
         said += [f"part of it holds {when}" for when in parts]
-    observed = [home[c] for c in claim_ids if c in home and home[c]["kind"] == "observed"]
-    said += [f"on this machine: {Status(d['status']).words(d['jax'])}" for d in observed]
+    observed = [home[c] for c in claim_ids if c in home and home[c].kind is Kind.OBSERVED]
+    said += [f"on this machine: {d.status.words(d.jax)}" for d in observed]
     text = "; ".join(said)
     return text[:1].upper() + text[1:] + "."
 
@@ -344,7 +342,7 @@ def _fill_note(app, docname: str, node: note_release, matrix: dict, home: dict) 
     paragraph += nodes.Text(" Shown in ")
     sections = {}  # a link per section, to the first of its claims the note names
     for claim_id in node["claims"]:
-        sections.setdefault(_section_number(app.env, home[claim_id]["section"]), home[claim_id])
+        sections.setdefault(_section_number(app.env, home[claim_id].page), home[claim_id])
     for i, (number, data) in enumerate(sections.items()):
         if i:
             paragraph += nodes.Text(" and " if i == len(sections) - 1 else ", ")
@@ -380,7 +378,7 @@ def _run_heading(run) -> str:
 
 def _matrix_table(app, docname: str, matrix: dict, home: dict, runs: list) -> nodes.container:
     releases = [r["jax"] for r in matrix["releases"]]
-    this = next(iter(home.values()), {}).get("jax", "this build")
+    this = next((d.jax for d in home.values()), "this build")
     shown = [r for r in releases if r != this]  # this build's own column says it
     heads = ["Claim", "Since", *shown, f"{this} (this build)", *map(_run_heading, runs)]
     group = nodes.tgroup(cols=len(heads))
@@ -389,19 +387,17 @@ def _matrix_table(app, docname: str, matrix: dict, home: dict, runs: list) -> no
     env = app.env
     rows = []
     for data in _in_reading_order(env, home):
-        entry = matrix["claims"].get(data["id"], {"kind": data["kind"], "since": None})
-        number = _section_number(env, data["section"])
-        claim = nodes.paragraph("", f"{number}: ", _link(app, docname, data, data["id"]))
-        since = since_text(entry, releases) if data["id"] in matrix["claims"] else "not measured"
-        statuses = [entry.get("status", {}).get(r) for r in shown] + [data["status"]]
+        entry = matrix["claims"].get(data.id, {"kind": data.kind, "since": None})
+        number = _section_number(env, data.page)
+        claim = nodes.paragraph("", f"{number}: ", _link(app, docname, data, data.id))
+        since = since_text(entry, releases) if data.id in matrix["claims"] else "not measured"
+        statuses = [entry.get("status", {}).get(r) for r in shown] + [data.status]
         cells = [[claim], [nodes.paragraph(text=since)]]
         built = set(app.config.book_site_versions) - {this}  # releases this site holds
         for release, status in zip([*shown, this], statuses, strict=True):
             symbol = _symbol(status)
             if status == Status.DRIFTED and release in built:  # the page as that release ran it
-                uri = (
-                    f"{release_folder(release)}/{data['section']}.html#{data['label']}"  # from root
-                )
+                uri = f"{release_folder(release)}/{data.page}.html#{data.label}"  # from root
                 symbol = nodes.reference("", "", symbol, refuri=uri, reftitle=f"JAX {release}")
             cells.append([nodes.paragraph("", "", symbol)])
         for run in runs:  # the claim as it is now, judged on what that backend recorded
@@ -469,10 +465,9 @@ def _backend_legend() -> list[nodes.Node]:
     ]
 
 
-def _there(data: dict, run):
+def _there(data: VerdictRecord, run):
     """A claim, as this build checked it, judged on what `run` recorded, with its cause."""
-    checked = list(data["expected"] or {}) or None
-    return cause_there(claim_of(data), run, data["status"], checked, data.get("check_source"))
+    return cause_there(claim_of(data), run, data.status, data.checked, data.check_source)
 
 
 def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
@@ -488,7 +483,7 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
             if there.cause == Cause.CPU_ONLY:
                 cpu_only += 1
             elif there.cause:
-                item = nodes.paragraph("", "", _link(app, docname, data, data["id"]))
+                item = nodes.paragraph("", "", _link(app, docname, data, data.id))
                 said = there.found
                 earlier = " (judged on what an earlier form of its check recorded)"
                 item += nodes.Text(
@@ -496,10 +491,10 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
                     f"Recorded: {said}" + (earlier if there.partial else "")
                 )
                 listed_here += nodes.list_item("", item)
-            elif there.status == data["status"]:
-                host = host_status(claim_of(data), run, list(data["expected"] or {}) or None)
+            elif there.status == data.status:
+                host = host_status(claim_of(data), run, data.checked)
                 if host is not None and host != there.status:
-                    item = nodes.paragraph("", "", _link(app, docname, data, data["id"]))
+                    item = nodes.paragraph("", "", _link(app, docname, data, data.id))
                     item += nodes.Text(
                         f": {_mark(there).astext()} as in this build, where that machine's "
                         f"CPU, under the same JAX {run.jax}, gave {host.symbol}: a difference "
@@ -526,9 +521,9 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
     return found
 
 
-def _in_reading_order(env, home: dict) -> list[dict]:
+def _in_reading_order(env, home: dict) -> list[VerdictRecord]:
     numbers = {page: env.toc_secnumbers.get(page, {}).get("", ()) for page in env.found_docs}
-    return sorted(home.values(), key=lambda d: numbers.get(d["section"]) or (999,))
+    return sorted(home.values(), key=lambda d: numbers.get(d.page) or (999,))
 
 
 # What the page of checks says of a claim whose statement says no more than its check tests,
@@ -537,12 +532,12 @@ NOTHING_MORE = "Nothing: the statement says no more than its check tests."
 NOT_SAID = "Not said in words yet; the check's code is below."
 
 
-def coverage(data: dict) -> list[tuple[str, str]]:
+def coverage(data: VerdictRecord) -> list[tuple[str, str]]:
     """What a claim's check tests and what its statement says that the check does not, as
     (heading, sentences) for the page of checks (`Claim.checks`, `Claim.unchecked`)."""
-    if not data.get("checks"):
+    if not data.checks:
         return [("Checked", NOT_SAID)]
-    return [("Checked", data["checks"]), ("Not checked", data.get("unchecked") or NOTHING_MORE)]
+    return [("Checked", data.checks), ("Not checked", data.unchecked or NOTHING_MORE)]
 
 
 def _words(heading: str, text: str) -> nodes.paragraph:
@@ -560,10 +555,10 @@ def _checks(app, docname: str, home: dict) -> list[nodes.Node]:
     found = []
     for data in _in_reading_order(app.env, home):
         section = nodes.section(ids=[check_anchor(data)])
-        section += nodes.title(text=f"{_section_number(app.env, data['section'])}: {data['id']}")
+        section += nodes.title(text=f"{_section_number(app.env, data.page)}: {data.id}")
         said = nodes.paragraph()
         said += _link(app, docname, data, "The book says")
-        said += nodes.Text(f": {data['statement']}")
+        said += nodes.Text(f": {data.statement}")
         section += said
         section += [_words(heading, text) for heading, text in coverage(data)]
         section += nodes.paragraph(text=f"{mark_title(data)}. {evidence_words(data)}")
@@ -571,7 +566,7 @@ def _checks(app, docname: str, home: dict) -> list[nodes.Node]:
         for row in findings(data):
             values += nodes.list_item("", nodes.paragraph(text=row))
         section += values
-        section += nodes.literal_block(text=data["check_source"].rstrip(), language="python")
+        section += nodes.literal_block(text=data.check_source.rstrip(), language="python")
         found.append(section)
     return found
 
@@ -604,7 +599,7 @@ def fill_pages(app, doctree, docname) -> None:
                     if "machine" in r
                 }
             )
-            this = next(iter(home.values()), {}).get("jax")
+            this = next((d.jax for d in home.values()), None)
             linked = [LINKED] if set(app.config.book_site_versions) - {this} else []
             intro = nodes.paragraph(
                 text=f"Recorded {recorded}"

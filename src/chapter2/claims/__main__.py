@@ -4,7 +4,6 @@ claim drifted or a claims module could not be loaded."""
 
 import argparse
 import datetime as dt
-import json
 import os
 import platform
 import sys
@@ -12,9 +11,10 @@ from pathlib import Path
 
 from chapter2.claims import Status, evaluate_all, load_errors
 from chapter2.fresh import jax_settings, without_jax_settings
+from chapter2.records import ClaimsReport
 
 
-def report(page: str | None = None) -> dict:
+def report(page: str | None = None) -> ClaimsReport:
     """Every verdict of the registry (of one page's claims), with the versions and date."""
     import jax  # noqa: PLC0415 - after main made sure JAX starts from its defaults
     import jaxlib  # noqa: PLC0415
@@ -22,15 +22,15 @@ def report(page: str | None = None) -> dict:
     from chapter2.environment import cpu_model, xla_cores  # noqa: PLC0415 - imports JAX
 
     verdicts = evaluate_all(page)
-    return {
-        "jax": jax.__version__,
-        "jaxlib": jaxlib.__version__,
-        "python": platform.python_version(),
-        "recorded": dt.date.today().isoformat(),
-        "machine": {"cpu": cpu_model(), "cores": xla_cores()},
-        "claims": [v.as_dict() for v in verdicts],
-        "modules_not_loaded": load_errors(),
-    }
+    return ClaimsReport(
+        jax=jax.__version__,
+        jaxlib=jaxlib.__version__,
+        python=platform.python_version(),
+        recorded=dt.date.today().isoformat(),
+        claims=[v.record() for v in verdicts],
+        modules_not_loaded=load_errors(),
+        machine={"cpu": cpu_model(), "cores": xla_cores()},
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,16 +51,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page", help="only the claims whose home is this page")
     args = parser.parse_args(argv)
     data = report(args.page)
-    if args.page and not data["claims"]:
+    if args.page and not data.claims:
         parser.error(f"no claim's home is the page {args.page!r}")
-    for record in data["claims"]:
-        print(f"{record['status']:>13}  {record['id']}: {record['evidence']}")
-    for module, error in data["modules_not_loaded"].items():
+    for record in data.claims:
+        print(f"{record.status:>13}  {record.id}: {record.evidence}")
+    for module, error in data.modules_not_loaded.items():
         print(f"{'not loaded':>13}  claims module {module}: {error}")
     if args.json:
-        args.json.write_text(json.dumps(data, indent=2) + "\n")
-    drifted = any(r["status"] == Status.DRIFTED for r in data["claims"])
-    return 1 if drifted or data["modules_not_loaded"] else 0
+        data.dump(args.json)
+    drifted = any(r.status is Status.DRIFTED for r in data.claims)
+    return 1 if drifted or data.modules_not_loaded else 0
 
 
 if __name__ == "__main__":

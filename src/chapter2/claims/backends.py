@@ -3,7 +3,8 @@ run recorded on another backend (`chapter2.runs`), with the cause of any differe
 
 from dataclasses import dataclass, replace
 
-from chapter2.claims.registry import Claim, Kind, Observation, Status, judged
+from chapter2.claims.registry import Claim, Observation, judged
+from chapter2.records import Status, VerdictRecord
 from chapter2.runs import RecordedRun
 
 YNN = ("cpu", "YNNPACK is a CPU library that only XLA's CPU backend calls")
@@ -53,35 +54,33 @@ class There:
     found: str = ""  # the evidence without the note of whose values it expected
 
 
-def _alike(control: dict | None, device: dict | None) -> bool:
+def _alike(control: VerdictRecord | None, device: VerdictRecord | None) -> bool:
     """Whether the CPU beside the device got the same values where the book's differ."""
-    if not control or not device or control["observed"] is None or device["observed"] is None:
+    if not control or not device or control.observed is None or device.observed is None:
         return True  # nothing to tell them apart by: the same status says it
-    names = [k for k, v in (device["expected"] or {}).items() if device["observed"].get(k) != v]
-    return all(control["observed"].get(k) == device["observed"].get(k) for k in names)
+    names = [k for k, v in (device.expected or {}).items() if device.observed.get(k) != v]
+    return all(control.observed.get(k) == device.observed.get(k) for k in names)
 
 
 def _otherwise(claim: Claim, run: RecordedRun) -> bool:
     """Whether the device's own expectation of `claim` differs from what its check expected
     of the CPU beside it, the statement's values (False where that CPU did not check it)."""
     control = run.host_verdicts.get(claim.id)
-    if not control or not control.get("expected"):
+    if not control or not control.expected:
         return False
     own = claim.expected_on[run.platform][0]
-    return any(control["expected"].get(k, v) != v for k, v in own.items())
+    return any(control.expected.get(k, v) != v for k, v in own.items())
 
 
-def claim_of(verdict: dict) -> Claim:
+def claim_of(verdict: VerdictRecord) -> Claim:
     """The claim a verdict's data describes (its check left out): enough to judge it again."""
-    only_on = verdict.get("only_on")
-    expected_on = {k: tuple(v) for k, v in (verdict.get("expected_on") or {}).items()}
     return Claim(
-        verdict["id"],
-        verdict["section"],
+        verdict.id,
+        verdict.page,
         None,
-        Kind(verdict["kind"]),
-        only_on=tuple(only_on) if only_on else None,
-        expected_on=expected_on,
+        verdict.kind,
+        only_on=tuple(verdict.only_on) if verdict.only_on else None,
+        expected_on={k: tuple(v) for k, v in verdict.expected_on.items()},
     )
 
 
@@ -92,7 +91,7 @@ def host_status(claim: Claim, run: RecordedRun, checked=None) -> Status | None:
     return None if control is None else Status(control.status)
 
 
-def _judged(claim: Claim, recorded: dict | None, run: RecordedRun, platform: str, checked):
+def _judged(claim: Claim, recorded: VerdictRecord | None, run: RecordedRun, platform: str, checked):
     """`claim` judged on one recorded verdict, on `platform`, on the values the run recorded
     of those its check reads now (`checked`); None where it cannot be."""
     versions = {"jax": run.jax, "jaxlib": run.jaxlib, "platform": platform, "device": run.device}
@@ -100,36 +99,36 @@ def _judged(claim: Claim, recorded: dict | None, run: RecordedRun, platform: str
         return judged(claim, None, versions)
     if recorded is None:
         return None
-    if recorded["expected"] is None:  # the check could not run there: its own words
-        if recorded["status"] == Status.CANNOT_CHECK:
-            return _Said(Status.CANNOT_CHECK, recorded["evidence"])
-        return judged(claim, None, versions, recorded["evidence"])
-    statement = recorded["expected"]
-    if (recorded.get("expected_on") or {}).get(platform) and platform not in claim.expected_on:
+    if recorded.expected is None:  # the check could not run there: its own words
+        if recorded.status is Status.CANNOT_CHECK:
+            return _Said(Status.CANNOT_CHECK, recorded.evidence)
+        return judged(claim, None, versions, recorded.evidence)
+    statement = recorded.expected
+    if recorded.expected_on.get(platform) and platform not in claim.expected_on:
         # Its values there were the device's own expectation, which the book no longer says:
         # the statement's are those the same check expected of the CPU beside it.
         control = run.host_verdicts.get(claim.id)
-        if not control or control["expected"] is None:
+        if not control or control.expected is None:
             return None
-        statement = control["expected"]
+        statement = control.expected
     names = [k for k in checked or statement if k in statement]
     if not names:
         return None
     expected = {k: statement[k] for k in names}
-    return judged(claim, Observation(expected, recorded["observed"]), versions)
+    return judged(claim, Observation(expected, recorded.observed), versions)
 
 
-def _partial(recorded: dict | None, checked: list[str] | None, source: str | None) -> bool:
+def _partial(recorded: VerdictRecord | None, checked: list[str] | None, source: str | None) -> bool:
     """Whether the run recorded the values of an earlier form of the check: the check reads
     values the run did not record, or its code (`source`, as this build ran it) differs from
     the code the run recorded."""
     if not recorded:
         return False
-    if source is not None and recorded.get("check_source", source) != source:
+    if source is not None and (recorded.check_source or source) != source:
         return True
-    if recorded["expected"] is None or not checked:
+    if recorded.expected is None or not checked:
         return False
-    return not set(checked) <= set(recorded["expected"])
+    return not set(checked) <= set(recorded.expected)
 
 
 @dataclass(frozen=True)
@@ -152,7 +151,7 @@ def status_there(
     recorded = run.verdicts.get(claim.id)
     verdict = _judged(claim, recorded, run, run.platform, checked)
     if verdict is None:
-        evidence = recorded["evidence"] if recorded else "not recorded on this backend"
+        evidence = recorded.evidence if recorded else "not recorded on this backend"
         return There(None, evidence, found=evidence)
     partial = _partial(recorded, checked, source)
     return There(str(verdict.status), verdict.evidence, partial=partial, found=verdict.found)

@@ -9,57 +9,13 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from chapter2.cannot_check import CannotCheck
+from chapter2.records import Kind, Status, VerdictRecord
 
 VERDICT_MIME = "application/vnd.chapter2.verdict+json"
-
-
-class Kind(StrEnum):
-    ASSERTED = "asserted"  # JAX decides it: a difference is drift and fails the build
-    OBSERVED = "observed"  # the machine decides it (CPU, allocator): reported, never asserted
-
-
-class Status(StrEnum):
-    HOLDS = "holds"
-    DRIFTED = "drifted"
-    AS_SPECIFIED = "as specified"  # an observed claim: this machine behaved as the book says
-    DIFFERS_HERE = "differs here"  # an observed claim: this machine behaved otherwise
-    CANNOT_CHECK = "cannot check"  # what the claim is about does not exist in this JAX
-
-    @property
-    def symbol(self) -> str:
-        return SHOWN[self][0]
-
-    def words(self, jax: str) -> str:
-        """The status in plain words, as a verdict's mark says it for JAX `jax`."""
-        return SHOWN[self][1].format(jax=jax)
-
-    @property
-    def meaning(self) -> str:
-        """What the symbol means in a table of releases."""
-        return SHOWN[self][2]
-
-
-# Every place that shows a status (marks, matrix, legend, drift report, banner) reads it here.
-SHOWN = {
-    Status.HOLDS: ("✓", "checked on JAX {jax}", "holds"),
-    Status.DRIFTED: ("✗", "not true on JAX {jax}", "found otherwise, or the check failed"),
-    Status.AS_SPECIFIED: ("✓", "seen on this book's machine (JAX {jax})", "seen"),
-    Status.DIFFERS_HERE: (
-        "≠",
-        "not seen on this book's machine (JAX {jax})",
-        "a fact of the machine that behaved otherwise",
-    ),
-    Status.CANNOT_CHECK: (
-        "○",
-        "cannot be checked on JAX {jax}",
-        "could not be checked there: its subject is missing, or its check cannot run there",
-    ),
-}
 
 
 def _plain(values: dict[str, Any]) -> dict[str, Any]:
@@ -255,27 +211,29 @@ class Verdict:
             return self.evidence
         return self.observation.sentence("expected there")
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.claim.id,
-            "section": self.claim.page,
-            "label": self.claim.label,
-            "kind": str(self.claim.kind),
-            "warning": self.claim.warning,
-            "rests_on": list(self.claim.rests_on),
-            "only_on": list(self.claim.only_on) if self.claim.only_on else None,
-            "expected_on": {k: list(v) for k, v in self.claim.expected_on.items()},
-            "checks": self.claim.checks,
-            "unchecked": self.claim.unchecked,
-            "status": str(self.status),
-            "expected": self.observation.expected if self.observation else None,
-            "observed": self.observation.observed if self.observation else None,
-            "said": self.observation.said if self.observation else "",
-            "repeats": self.observation.repeats if self.observation else "",
-            "evidence": self.evidence,
-            "check_source": check_source(self.claim.check),
+    def record(self) -> VerdictRecord:
+        """The verdict as data, for a page's output, the build's record and a recorded run."""
+        seen = self.observation
+        return VerdictRecord(
+            id=self.claim.id,
+            page=self.claim.page,
+            label=self.claim.label,
+            kind=self.claim.kind,
+            status=self.status,
+            warning=self.claim.warning,
+            rests_on=list(self.claim.rests_on),
+            only_on=list(self.claim.only_on) if self.claim.only_on else None,
+            expected_on={k: list(v) for k, v in self.claim.expected_on.items()},
+            checks=self.claim.checks,
+            unchecked=self.claim.unchecked,
+            expected=seen.expected if seen else None,
+            observed=seen.observed if seen else None,
+            said=seen.said if seen else "",
+            repeats=seen.repeats if seen else "",
+            evidence=self.evidence,
+            check_source=check_source(self.claim.check),
             **self.versions,
-        }
+        )
 
     def __str__(self) -> str:
         return f"[{self.claim.id}] {self.status} on JAX {self.versions['jax']}: {self.evidence}"
@@ -283,7 +241,7 @@ class Verdict:
     __repr__ = __str__
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:  # noqa: ARG002
-        return {"text/plain": str(self), VERDICT_MIME: self.as_dict()}
+        return {"text/plain": str(self), VERDICT_MIME: self.record().dump()}
 
 
 class ClaimDrift(AssertionError):

@@ -1,0 +1,190 @@
+"""The book's typed records: what a claim's check found (`VerdictRecord`), every claim
+checked in one process (`ClaimsReport`) and what the site is built from (`SitePlan`), each
+with one JSON load and dump. It imports neither JAX, Sphinx nor docutils, and runs on Python
+3.11, where a recording command runs.
+
+A record is loaded from every committed file as it was written: a verdict written before
+its page was called `page` names it `section`, and a recorded run's verdict may lack the
+fields added since (they take their defaults). Free-form values stay mappings: a check's
+`expected` and `observed`."""
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+
+class Kind(StrEnum):
+    ASSERTED = "asserted"  # JAX decides it: a difference is drift and fails the build
+    OBSERVED = "observed"  # the machine decides it (CPU, allocator): reported, never asserted
+
+
+class Status(StrEnum):
+    HOLDS = "holds"
+    DRIFTED = "drifted"
+    AS_SPECIFIED = "as specified"  # an observed claim: this machine behaved as the book says
+    DIFFERS_HERE = "differs here"  # an observed claim: this machine behaved otherwise
+    CANNOT_CHECK = "cannot check"  # what the claim is about does not exist in this JAX
+
+    @property
+    def symbol(self) -> str:
+        return SHOWN[self][0]
+
+    def words(self, jax: str) -> str:
+        """The status in plain words, as a verdict's mark says it for JAX `jax`."""
+        return SHOWN[self][1].format(jax=jax)
+
+    @property
+    def meaning(self) -> str:
+        """What the symbol means in a table of releases."""
+        return SHOWN[self][2]
+
+    @property
+    def as_the_page_says(self) -> bool:
+        """Whether the check came out as the page says (checked, or seen on this machine)."""
+        return self in (Status.HOLDS, Status.AS_SPECIFIED)
+
+
+# Every place that shows a status (marks, matrix, legend, drift report, banner) reads it here.
+SHOWN = {
+    Status.HOLDS: ("✓", "checked on JAX {jax}", "holds"),
+    Status.DRIFTED: ("✗", "not true on JAX {jax}", "found otherwise, or the check failed"),
+    Status.AS_SPECIFIED: ("✓", "seen on this book's machine (JAX {jax})", "seen"),
+    Status.DIFFERS_HERE: (
+        "≠",
+        "not seen on this book's machine (JAX {jax})",
+        "a fact of the machine that behaved otherwise",
+    ),
+    Status.CANNOT_CHECK: (
+        "○",
+        "cannot be checked on JAX {jax}",
+        "could not be checked there: its subject is missing, or its check cannot run there",
+    ),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class VerdictRecord:
+    """A claim's verdict as data: the claim (its page, label, kind and where it applies), what
+    its check found on one JAX and backend, and the check's code. A page's output carries
+    it, the build's record keeps it, a recorded run and the matrix of releases store it."""
+
+    id: str
+    page: str  # the page that states it
+    label: str  # its statement's label on that page
+    kind: Kind
+    status: Status
+    jax: str
+    jaxlib: str
+    platform: str = ""  # the backend it was checked on: "cpu", "tpu", "gpu"
+    device: str = ""
+    warning: bool = False  # shown in a box on its page
+    rests_on: list[str] = dataclasses.field(default_factory=list)
+    only_on: list[str] | None = None  # (platform, why) for a fact of one backend
+    expected_on: dict[str, list] = dataclasses.field(default_factory=dict)
+    checks: str = ""  # what the check tests, in a reader's words
+    unchecked: str = ""  # what the statement says beyond it
+    expected: dict[str, Any] | None = None  # None: the check could not run
+    observed: dict[str, Any] | None = None
+    said: str = ""  # what was run and what JAX did, in a reader's words
+    repeats: str = ""  # what on the page the check ran again ("the cell above")
+    evidence: str = ""  # the values in one line, or why the check could not run
+    check_source: str = ""
+    statement: str = ""  # what its page says, where a report carries it
+    baseline: dict[str, Any] | None = None  # a drift report's: the baseline JAX's status, values
+
+    def __post_init__(self) -> None:  # a kind and a status as their words, made members
+        object.__setattr__(self, "kind", Kind(self.kind))
+        object.__setattr__(self, "status", Status(self.status))
+
+    @property
+    def checked(self) -> list[str] | None:
+        """The names of the values the check compares (None where it could not run)."""
+        return list(self.expected or {}) or None
+
+    @classmethod
+    def load(cls, data: Mapping[str, Any]) -> "VerdictRecord":
+        """A verdict from its JSON form, as any committed file wrote it."""
+        found = dict(data)
+        if "section" in found:  # the page's key before December 2026
+            found["page"] = found.pop("section")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(found) - known)
+        if unknown:
+            msg = f"verdict {found.get('id')!r} has fields no verdict has: {', '.join(unknown)}"
+            raise ValueError(msg)
+        return cls(**found)
+
+    def dump(self) -> dict[str, Any]:
+        """Its JSON form (`load` reads it back equal)."""
+        return json.loads(json.dumps(dataclasses.asdict(self)))
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimsReport:
+    """Every claim checked in one process (`python -m chapter2.claims --json`): the versions,
+    the date, the machine where it recorded it, each verdict, and the claims modules that
+    process could not import. The claims matrix keeps one per release; a recorded run, one
+    for its device and one for its host."""
+
+    jax: str
+    jaxlib: str
+    python: str
+    recorded: str  # the date it ran
+    claims: list[VerdictRecord]
+    modules_not_loaded: dict[str, str] = dataclasses.field(default_factory=dict)
+    machine: dict[str, Any] | None = None  # {"cpu", "cores"}, where the report recorded it
+
+    @property
+    def by_id(self) -> dict[str, VerdictRecord]:
+        return {v.id: v for v in self.claims}
+
+    @classmethod
+    def load(cls, path: str | Path) -> "ClaimsReport":
+        found = json.loads(Path(path).read_text())
+        found["claims"] = [VerdictRecord.load(v) for v in found["claims"]]
+        return cls(**found)
+
+    def dump(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self, indent=2, default=jsonable) + "\n")
+
+
+def jsonable(value: Any) -> Any:
+    """`json.dumps`'s `default=`: a verdict in its JSON form, for a file that holds some."""
+    if isinstance(value, VerdictRecord):
+        return value.dump()
+    if isinstance(value, ClaimsReport):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    msg = f"a {type(value).__name__} is not a record JSON can hold"
+    raise TypeError(msg)
+
+
+@dataclasses.dataclass(frozen=True)
+class SitePlan:
+    """What `nox -s site` builds and assembles: the baseline JAX's build at the site's root,
+    each other release's in a folder of its own. `builds` maps a release to its HTML folder;
+    `nox -s site` writes the file, each of its builds and the assembly read it."""
+
+    baseline: str
+    builds: dict[str, Path]
+
+    def __post_init__(self) -> None:
+        if self.baseline not in self.builds:
+            msg = f"the site plan has no build of the baseline JAX {self.baseline}"
+            raise ValueError(msg)
+
+    @property
+    def versions(self) -> list[str]:
+        """The site's releases, the baseline first, the others as the plan lists them."""
+        return [self.baseline, *(v for v in self.builds if v != self.baseline)]
+
+    @classmethod
+    def load(cls, path: str | Path) -> "SitePlan":
+        found = json.loads(Path(path).read_text())
+        return cls(found["baseline"], {v: Path(p) for v, p in found["builds"].items()})
+
+    def dump(self, path: str | Path) -> None:
+        builds = {v: str(p) for v, p in self.builds.items()}
+        Path(path).write_text(json.dumps({"baseline": self.baseline, "builds": builds}) + "\n")

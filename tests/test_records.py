@@ -1,0 +1,78 @@
+"""The typed records: every committed file loads as it was written, and a record's JSON form
+reads back equal."""
+
+import json
+
+import pytest
+from book.drift import read_report
+from conftest import ROOT
+
+from chapter2.records import ClaimsReport, Kind, Status, VerdictRecord, jsonable
+
+DATA = ROOT / "data"
+CLAIMS_FILES = sorted([*DATA.glob("matrix/jax-*.json"), *DATA.glob("backends/*/claims*.json")])
+
+
+@pytest.mark.parametrize("path", CLAIMS_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_committed_claims_report_loads_with_its_page_named(path):
+    report = ClaimsReport.load(path)
+    written = json.loads(path.read_text())["claims"]
+    assert [v.id for v in report.claims] == [v["id"] for v in written]
+    for verdict, raw in zip(report.claims, written, strict=True):
+        assert verdict.page == raw.get("page", raw.get("section"))  # the key before "page"
+        assert isinstance(verdict.status, Status)
+        assert verdict.status == raw["status"]
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("drift/*/report.json")))
+def test_every_committed_drift_report_loads_its_verdicts(path):
+    report = read_report(path)
+    for verdict in report["changed_claims"]:
+        assert verdict.status is Status.DRIFTED
+    assert all(isinstance(c, VerdictRecord) for cause in report["causes"] for c in cause["claims"])
+
+
+def _verdict(**changes) -> VerdictRecord:
+    fields = {
+        "id": "demo",
+        "page": "fusion",
+        "label": "claim-demo",
+        "kind": "observed",
+        "status": "as specified",
+        "jax": "0.12.0.1",
+        "jaxlib": "0.12.0",
+        "expected": {"n": 1},
+        "observed": {"n": 1, "shape": [2, 3]},
+    }
+    return VerdictRecord(**(fields | changes))
+
+
+def test_a_verdict_reads_back_equal_from_its_json_form():
+    verdict = _verdict(rests_on=["other"], only_on=["cpu", "why"])
+    text = json.dumps(verdict, default=jsonable)
+    again = VerdictRecord.load(json.loads(text))
+    assert again == verdict
+    assert (again.kind, again.status) == (Kind.OBSERVED, Status.AS_SPECIFIED)
+    assert "section" not in json.loads(text)
+
+
+def test_a_verdict_written_before_page_was_its_name_loads_with_its_page():
+    old = _verdict().dump()
+    old["section"] = old.pop("page")
+    assert VerdictRecord.load(old) == _verdict()
+
+
+def test_a_verdict_with_a_field_no_verdict_has_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"verdict 'demo' has fields no verdict has: colour"):
+        VerdictRecord.load({**_verdict().dump(), "colour": "red"})
+    with pytest.raises(ValueError, match="'perhaps' is not a valid Status"):
+        _verdict(status="perhaps")
+
+
+def test_a_claims_report_writes_and_reads_back_equal(tmp_path):
+    report = ClaimsReport("0.12.0.1", "0.12.0", "3.12.1", "2026-12-06", [_verdict()])
+    report.dump(tmp_path / "claims.json")
+    assert ClaimsReport.load(tmp_path / "claims.json") == report
+    assert report.by_id == {"demo": _verdict()}
+    with pytest.raises(TypeError, match="a set is not a record JSON can hold"):
+        json.dumps({1, 2}, default=jsonable)
