@@ -8,11 +8,11 @@ and the roofline's verdict.
 jnp and np in scope. The roofs are measured first, in a few seconds: the fastest float32
 matrix product under jit, and streams over working sets from 32 KiB to 512 MiB, which find
 where the caches end and how fast each size streams, in place and reading only, and how fast
-fresh pages are mapped. Your function is placed under the stream of its pattern (from its
-memory analysis) at the smallest working set that holds its arrays, its fresh pages at the
-rate they are mapped. The flops and bytes are XLA's cost
-analysis of the compiled function, an estimate read from its optimized HLO: it counts a
-loop's body once, and a library call's work only where XLA knows it. The time is the median
+fresh pages are mapped. Your function is placed under the level its arrays fit in (from its
+memory analysis): the caches' rate, or past them main memory's stream of its pattern, in
+place or reading only; its fresh pages at the rate they are mapped. The flops and bytes are
+XLA's cost analysis of the compiled function, an estimate read from its optimized HLO: it
+counts a loop's body once, and a library call's work only where XLA knows it. The time is the median
 of runs, each waited for, with the middle half of them. The report counts the fresh pages
 each call touches (its minor page faults): a large output written into new memory faults on
 every page, and donating an input the output can take over, or reusing the output, avoids it.

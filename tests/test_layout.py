@@ -46,12 +46,12 @@ def test_shares_buffer():
         (
             16,
             6000,
-            "So the sums run again at 6,000 × 6,000, 144 MB, 9 times the caches' edge.",
+            "Past the caches, the sums run again at 6,000 × 6,000, 144 MB, 9 times their edge.",
         ),
         (
             32,
             9000,
-            "So the sums run again at 9,000 × 9,000, 324 MB, 10 times the caches' edge.",
+            "Past the caches, the sums run again at 9,000 × 9,000, 324 MB, 10 times their edge.",
         ),
         (64, None, "The stream measured caches up to 64 MiB here, too large"),
         (480, None, "The stream measured caches up to 480 MiB here, too large"),

@@ -112,10 +112,10 @@ HELD_DASHES = [":", "-.", (0, (1, 4)), (0, (3, 1, 1, 1, 1, 1))]
 
 
 def held_as(p) -> str:
-    """Where a placed program's bandwidth roof comes from, in words: "in the caches, the
-    read-only stream, at their size"."""
+    """Where a placed program's bandwidth roof comes from, in words: "in the caches", "past
+    the caches, the read-only stream from memory"."""
     if p.in_cache:
-        return "in the caches at their size"
+        return "in the caches"
     return f"past the caches, the {p.stream.stream} from memory"
 
 
@@ -126,8 +126,8 @@ def roofline_figure(
     they reached, on log axes, under the roofs they were placed under: a marker per series (a
     size, a machine), a colour per program, each program's smaller than the one before so
     that points that coincide show as rings; a dotted line (each in a style of its own) is the
-    roof of programs held to another rate than main memory's in-place stream: the stream of
-    their pattern, in the caches or past them, at their size (`Placement.bandwidth`). A hollow
+    roof of programs held to another rate than main memory's in-place stream: the caches', or
+    past them the stream of their pattern (`Placement.bandwidth`). A hollow
     point is far under both of its roofs, or one of the (series, program) pairs in
     `overhead`, timed mostly as the fixed cost of a call. The alt text gives every point and
     roof."""
@@ -139,7 +139,7 @@ def roofline_figure(
     low = min(*(p.intensity / 3 for p in placed), *(r.ridge / 10 for r in every_roofs))
     high = max(*(p.intensity * 3 for p in placed), *(r.ridge * 10 for r in every_roofs))
     grid = [low * (high / low) ** (i / 200) for i in range(201)]
-    # the bandwidths programs are held to besides memory's: their pattern's, at their size
+    # the bandwidths programs are held to besides memory's in-place rate
     held = {
         r: sorted(
             {

@@ -82,8 +82,8 @@ def past_cache_words(edge: int | None, side: int | None, copy: "CallCost | None"
             "already stream from memory."
         )
     said = (
-        f"So the sums run again at {side:,} × {side:,}, {4 * side * side / 1e6:.0f} MB, "
-        f"{4 * side * side / edge:.0f} times the caches' edge."
+        f"Past the caches, the sums run again at {side:,} × {side:,}, "
+        f"{4 * side * side / 1e6:.0f} MB, {4 * side * side / edge:.0f} times their edge."
     )
     if copy is None:
         return said

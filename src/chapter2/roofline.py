@@ -185,32 +185,34 @@ class Roofs:
         return any(c.extent is not None and footprint <= c.extent for c in self.caches)
 
     def bandwidth_for(self, footprint: float, pattern: Pattern = Pattern.IN_PLACE) -> float:
-        """The bandwidth roof of work whose arrays take `footprint` bytes, from the stream of
-        its pattern: reading only, the read-only stream (where its sweep holds them: past half
-        of PATTERNS_FROM); else the in-place stream. Where they fit in a cache: that stream's
-        rate at the smallest working set that holds them, never below its memory rate (a
-        slower measure of a cache is noise) nor below the in-place stream's there (reading is no
-        slower than reading and writing; in a cache the read-only stream ran at half its rate,
-        one reduction's). Past the caches: the memory rate, the median of the three largest
-        sizes (one size's rate is one noisy measurement)."""
-        pattern = self.stream_for(footprint, pattern)
-        swept, memory = self.sweep_of(pattern), self.memory_rate(pattern)
-        if not self.fits_cache(footprint):
-            return memory
-        at_size = next((rate for size, rate in swept if size >= footprint), memory)
-        # reading is no slower than reading and writing: in a cache, where the read-only
-        # stream is one reduction's rate, never below the in-place stream's
-        in_place = next((rate for size, rate in self.sweep if size >= footprint), memory)
-        return max(at_size, in_place, memory)
+        """The bandwidth roof of work whose arrays take `footprint` bytes. Where they fit in a
+        cache: that cache's rate, the median of the in-place stream's sizes there, whatever the
+        pattern (reading is no slower than reading and writing), never below memory's (a
+        slower measure of a cache is noise). Past the caches: main memory's rate for its
+        pattern (`memory_rate`). One size's rate is one noisy measurement, steepest at the
+        caches' edge, so no program is held to one size's rate."""
+        if self.fits_cache(footprint):
+            return max(self.level_for(footprint).bandwidth, self.bandwidth)
+        return self.memory_rate(self.stream_for(footprint, pattern))
 
     def stream_for(self, footprint: float, pattern: Pattern) -> Pattern:
         """The pattern whose stream holds work of `pattern` whose arrays take `footprint`
-        bytes: the read-only stream's where it measured a size that holds them (past half of
-        its first), else the in-place stream's."""
-        swept = self.sweep_of(pattern)
-        if pattern is Pattern.READ and swept and footprint > swept[0][0] / 2:
+        bytes: past the caches, reading alone, the read-only stream's (where it was measured);
+        else the in-place stream's."""
+        if pattern is Pattern.READ and self.read_sweep and not self.fits_cache(footprint):
             return Pattern.READ
         return Pattern.IN_PLACE
+
+    def near_edge(self, footprint: float) -> bool:
+        """Whether arrays of `footprint` bytes fit in a cache, but past half its extent, where
+        the stream itself slows toward memory's rate."""
+        level = self.level_for(footprint)
+        return level.extent is not None and footprint > level.extent / 2
+
+    def rate_at(self, footprint: float) -> float:
+        """The in-place stream's rate at the smallest working set that holds `footprint`
+        bytes (memory's past the sweep): one measurement, for a sentence, never a roof."""
+        return next((rate for size, rate in self.sweep if size >= footprint), self.bandwidth)
 
     def memory_rate(self, pattern: Pattern = Pattern.IN_PLACE) -> float:
         """Main memory's rate for one pattern: its stream's median over the three largest
@@ -432,7 +434,7 @@ class Placement:
     @property
     def in_cache(self) -> bool:
         """Whether its arrays fit in the cache, whose bandwidth is then its roof."""
-        return self.roofs.fits_cache(self.bytes if self.footprint is None else self.footprint)
+        return self.roofs.fits_cache(self.held)
 
     @property
     def intensity(self) -> float:
@@ -452,14 +454,22 @@ class Placement:
     @property
     def stream(self) -> Pattern:
         """The pattern whose stream is its bandwidth roof (`Roofs.stream_for`)."""
-        return self.roofs.stream_for(self.bytes if self.footprint is None else self.footprint,
-                                     self.pattern)  # fmt: skip
+        return self.roofs.stream_for(self.held, self.pattern)
+
+    @property
+    def held(self) -> float:
+        """The bytes its arrays take, or, where not known, its bytes."""
+        return self.bytes if self.footprint is None else self.footprint
 
     @property
     def bandwidth(self) -> float:
-        """Its bandwidth roof: its pattern's stream at its size (`Roofs.bandwidth_for`)."""
-        held = self.bytes if self.footprint is None else self.footprint
-        return self.roofs.bandwidth_for(held, self.pattern)
+        """Its bandwidth roof: its level's, for its pattern (`Roofs.bandwidth_for`)."""
+        return self.roofs.bandwidth_for(self.held, self.pattern)
+
+    @property
+    def near_edge(self) -> bool:
+        """Whether its arrays fit in a cache, past half of it (`Roofs.near_edge`)."""
+        return self.roofs.near_edge(self.held)
 
     @property
     def ridge(self) -> float:
@@ -518,8 +528,8 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     intensity, the rate it reached against the roof that applies (flops past the ridge, bytes
     short of it), and its verdict with its share of what the roofs allow (`placed`:
     Placements by name); where a bandwidth-bound program's roof is not main memory's in-place
-    rate, the verdict names it: the rate at its size in a cache, the read-only stream's past
-    them, and the fresh pages a call, where measured."""
+    rate, the verdict gives it: the caches' rate (near their edge, with the stream's rate at its
+    size), the read-only stream's past them, and the fresh pages a call, where measured."""
     from chapter2.timing import milliseconds  # noqa: PLC0415 - imported by the pages anyway
 
     def achieved(p: Placement) -> str:
@@ -529,8 +539,10 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
 
     def standing(p: Placement) -> str:
         other = p.bandwidth != p.roofs.bandwidth and p.bound in (Bound.MEMORY, Bound.CACHE)
-        where = "at its size" if p.in_cache else p.stream.stream
-        notes = [f"{where}, {rate_text(p.bandwidth, 'B')}"] if other else []
+        where = "" if p.in_cache else f"{p.stream.stream}, "  # the cache roof says its level
+        notes = [f"{where}{rate_text(p.bandwidth, 'B')}"] if other else []
+        at_size = rate_text(p.roofs.rate_at(p.held), "B")
+        notes += [f"near its edge, where the stream ran {at_size}"] if other and p.near_edge else []
         notes += [f"{p.fresh / 1e6:.0f} MB of fresh pages a call"] if p.fresh >= 1e6 else []
         held = f" ({'; '.join(notes)})" if notes else ""
         return f"{p.position}{held}, {percent(p.share)}" + (
