@@ -1,9 +1,12 @@
 """What the tests share besides conftest.py: throwaway books built with the real configuration
 and layer, the versioned site made of two of them, and a folder served over HTTP."""
 
+import functools
+import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from book import build as book_build
@@ -32,19 +35,12 @@ kernelspec:
 OUTER_ENV = {k: v for k, v in os.environ.items() if k != "BOOK_BUILD_DIR"} | {"NO_COLOR": "1"}
 
 
-def make_book(tmp_path: Path, pages: dict[str, list[str]], code_links: bool = False) -> Path:
+def make_book(tmp_path: Path, pages: dict[str, list[str]]) -> Path:
     """A book at tmp_path/docs with the real configuration (and the references' inventories)
-    and one page per entry of `pages`. Its code links into the references only when asked:
-    sphinx-codeautolink adds two seconds to each build, and few tests look at those links.
-    It has no link-preview tags: sphinxext-opengraph imports matplotlib (0.8 s a build) for
-    the cards the book does not draw, and only the book's own site is tested for them."""
+    and one page per entry of `pages`."""
     docs = tmp_path / "docs"
     docs.mkdir(parents=True)
-    conf = (ROOT / "docs" / "conf.py").read_text()
-    conf += '\nextensions.remove("sphinxext.opengraph")\n'
-    if not code_links:
-        conf += '\nextensions.remove("sphinx_codeautolink")\n'
-    (docs / "conf.py").write_text(conf)
+    shutil.copy(ROOT / "docs" / "conf.py", docs / "conf.py")
     shutil.copytree(ROOT / "docs" / "_static", docs / "_static")
     shutil.copytree(ROOT / "data" / "inventories", tmp_path / "data" / "inventories")
     toctree = "\n".join(pages)
@@ -55,17 +51,41 @@ def make_book(tmp_path: Path, pages: dict[str, list[str]], code_links: bool = Fa
     return docs
 
 
+@functools.cache
+def book_extensions() -> tuple[str, ...]:
+    """The extensions docs/conf.py lists, read in a process of its own: importing conf.py sets
+    variables for the build."""
+    read = "import json, runpy, sys; print(json.dumps(runpy.run_path(sys.argv[1])['extensions']))"
+    command = [sys.executable, "-c", read, str(ROOT / "docs" / "conf.py")]
+    return tuple(json.loads(subprocess.run(command, capture_output=True, check=True).stdout))
+
+
 def build(
-    docs: Path, *extra: str, html: Path | None = None, **env: str
+    docs: Path,
+    *extra: str,
+    html: Path | None = None,
+    code_links: bool = False,
+    also: tuple[Path, ...] = (),
+    **env: str,
 ) -> subprocess.CompletedProcess:
     """The book's own build command (`python -m book build`, as nox runs it) on `docs`, into
-    `html` (by default docs/_build/html)."""
+    `html` (by default docs/_build/html). Its code links into the references only when asked:
+    sphinx-codeautolink adds two seconds to each build, and few tests look at those links. It
+    has no link-preview tags: sphinxext-opengraph imports matplotlib (0.8 s a build) for the
+    cards the book does not draw, and only the book's own site is tested for them. `also`:
+    extension modules of a test's own, added after the book's."""
+    left_out = {"sphinxext.opengraph", *(() if code_links else ("sphinx_codeautolink",))}
+    kept = [name for name in book_extensions() if name not in left_out]
+    kept += [module.stem for module in also]
+    paths = [*(str(module.parent) for module in also), OUTER_ENV.get("PYTHONPATH", "")]
     return subprocess.run(
-        book_build.command(docs, html or docs / "_build" / "html", *extra),
+        book_build.command(
+            docs, html or docs / "_build" / "html", "-D", f"extensions={','.join(kept)}", *extra
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,  # one stream, in the order a reader sees it
         text=True,
-        env={**OUTER_ENV, **env},
+        env={**OUTER_ENV, "PYTHONPATH": os.pathsep.join(p for p in paths if p), **env},
         timeout=600,
         check=False,
     )

@@ -236,7 +236,6 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
                 record.format("laid"),
             ],
         },
-        code_links=True,
     )
     (docs / "notes.md").write_text("# Notes\n\n```{claims-matrix}\n```\n")
     index = docs / "index.md"
@@ -246,7 +245,7 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
         """The pages this build executed (in the order they ran) and the pages it wrote."""
         before = len(log.read_text().split()) if log.exists() else 0
         html = stamps(docs, "html")
-        result = build(docs, EXECUTION_LOG=str(log), **WEST)
+        result = build(docs, code_links=True, EXECUTION_LOG=str(log), **WEST)
         assert result.returncode == 0, result.stdout
         written = changed(html, stamps(docs, "html"))
         executed = log.read_text().split()[before:] if log.exists() else []
@@ -278,7 +277,9 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     # a change to the Sphinx layer (its code hash) reads and writes every page, runs none
     executions = log.read_text()
     html, doctrees = stamps(docs, "html"), stamps(docs, "doctrees")
-    result = build(docs, "-D", "book_layer_hash=changed", EXECUTION_LOG=str(log), **WEST)
+    result = build(
+        docs, "-D", "book_layer_hash=changed", code_links=True, EXECUTION_LOG=str(log), **WEST
+    )
     assert result.returncode == 0, result.stdout
     assert log.read_text() == executions
     everything = ["extra", "index", "laid", "notes", "timed"]
@@ -289,7 +290,7 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     same = ["-D", "book_layer_hash=changed"]  # as the build before: nothing else to read
     baseurl = ["-D", "html_baseurl=https://example.org/"]
     doctrees = stamps(docs, "doctrees")
-    result = build(docs, *same, *baseurl, EXECUTION_LOG=str(log), **WEST)
+    result = build(docs, *same, *baseurl, code_links=True, EXECUTION_LOG=str(log), **WEST)
     assert result.returncode == 0, result.stdout
     assert changed(doctrees, stamps(docs, "doctrees")) == everything  # each page read again
     reference = 'href="https://docs.jax.dev/en/latest/jax.numpy.html#module-jax.numpy"'
@@ -315,6 +316,9 @@ def test_a_failing_cell_does_not_stop_its_page(tmp_path):
 # A throwaway book's conf.py, extended: how often each page was resolved, in resolved.json.
 RESOLVED_COUNTER = """
 import collections
+import json
+from pathlib import Path
+
 resolved = collections.Counter()
 
 
@@ -330,15 +334,17 @@ def test_a_page_whose_outputs_left_the_cache_is_executed_again(tmp_path):
     when its HTML is written again (here an HTML option changed, as the versioned site's
     switcher changes them), its published notebook keeps its outputs."""
     docs = make_book(tmp_path, {"page": ["print('from the kernel')"]})
-    (docs / "conf.py").write_text((docs / "conf.py").read_text() + RESOLVED_COUNTER)
-    assert build(docs).returncode == 0
+    counter = tmp_path / "extensions" / "resolved_counter.py"
+    counter.parent.mkdir()
+    counter.write_text(RESOLVED_COUNTER)
+    assert build(docs, also=(counter,)).returncode == 0
     # each page resolved once: its notebook is made without resolving it again
     assert json.loads((docs / "_build" / "resolved.json").read_text()) == {"index": 1, "page": 1}
     page = docs / "page.md"
     page.write_text(page.read_text() + "\nA prose edit: read again, outputs from the cache.\n")
-    assert build(docs).returncode == 0
+    assert build(docs, also=(counter,)).returncode == 0
     shutil.rmtree(docs / "_build" / ".jupyter_cache")
-    assert build(docs, "-D", "html_title=Rewritten").returncode == 0
+    assert build(docs, "-D", "html_title=Rewritten", also=(counter,)).returncode == 0
     published = (docs / "_build/html/_sources/page.ipynb").read_text()
     assert "from the kernel\\n" in published
 
@@ -417,9 +423,8 @@ def test_an_incremental_build_writes_what_a_clean_build_writes(tmp_path):
             "first": ["import jax.numpy as jnp\nprint(jnp.ones(3).sum())"],
             "second": ["import jax\nprint(jax.numpy.arange(3))"],
         },
-        code_links=True,
     )
-    assert build(docs).returncode == 0
+    assert build(docs, code_links=True).returncode == 0
     index, first, second = docs / "index.md", docs / "first.md", docs / "second.md"
 
     def prose_and_code():
@@ -435,11 +440,11 @@ def test_an_incremental_build_writes_what_a_clean_build_writes(tmp_path):
 
     for edit in (prose_and_code, contents_and_a_new_page):
         edit()
-        assert build(docs).returncode == 0, edit.__name__
+        assert build(docs, code_links=True).returncode == 0, edit.__name__
         clean = tmp_path / edit.__name__
         shutil.copytree(book, clean, ignore=shutil.ignore_patterns("_build"))
         shutil.copytree(docs / "_build/.jupyter_cache", clean / "docs/_build/.jupyter_cache")
-        assert build(clean / "docs").returncode == 0, edit.__name__
+        assert build(clean / "docs", code_links=True).returncode == 0, edit.__name__
         for page in sorted((clean / "docs/_build/html").glob("*.html")):
             written = unversioned((docs / "_build/html" / page.name).read_text())
             assert written == unversioned(page.read_text()), f"{page.name}, {edit.__name__}"
