@@ -7,10 +7,13 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
+from io import StringIO
 from pathlib import Path
 
 from book import build as book_build
 from conftest import ROOT
+from sphinx.testing.util import SphinxTestApp
 from static_host import serving  # noqa: F401 - the one test server (tools/ is on the path)
 
 from chapter2.records import ClaimsReport, SitePlan, VerdictRecord
@@ -89,6 +92,42 @@ def build(
         timeout=600,
         check=False,
     )
+
+
+def build_in_process(docs: Path, **env: str) -> str:
+    """A build of `docs` that executes no kernel, in this process (`sphinx.testing`), with the
+    book's configuration and the options its build command gives Sphinx (nitpicky), less the
+    two extensions `build` leaves out; `env`, the variables conf.py reads, set while it runs.
+    Returns what Sphinx warned. A page with code cells needs `build`: its kernel would share
+    this process's JAX."""
+    left_out = {"sphinxext.opengraph", "sphinx_codeautolink"}
+    kept = [name for name in book_extensions() if name not in left_out]
+    outer = {name: os.environ.get(name) for name in [*env, "BOOK_BUILD_DIR"]}
+    os.environ.update(env)
+    os.environ.pop("BOOK_BUILD_DIR", None)  # the throwaway book's build stays in its folder
+    warned = StringIO()
+    try:
+        with warnings.catch_warnings():  # the themes' pending deprecations: Sphinx shows them
+            warnings.simplefilter("ignore", PendingDeprecationWarning)
+            app = SphinxTestApp(
+                "html",
+                srcdir=docs,
+                builddir=docs / "_build",
+                confoverrides={"extensions": kept, "nitpicky": True},
+                status=StringIO(),
+                warning=warned,
+            )
+            try:
+                app.build()
+            finally:
+                app.cleanup()
+    finally:
+        for name, value in outer.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return warned.getvalue()
 
 
 def last_lines(result: subprocess.CompletedProcess, n: int) -> str:
