@@ -67,6 +67,16 @@ def test_a_page_times_past_the_caches_only_where_they_can_be_left(cache_mib, sid
     assert past_cache_words(cache, found).startswith(said)
     if found:
         assert 4 * found**2 >= 8 * cache
+        # where the roofs take main memory's rate from larger sizes, the matrix is as large
+        memory_from = 128 * 2**20
+        assert 4 * side_past_cache(cache, memory_from) ** 2 >= max(8 * cache, memory_from)
+
+
+def test_a_matrix_past_the_caches_is_as_large_as_the_sizes_memorys_roof_comes_from():
+    from chapter2.layout import side_past_cache
+
+    assert side_past_cache(4 * 2**20) == 3000  # eight times a 4 MiB edge: 36 MB
+    assert side_past_cache(4 * 2**20, 128 * 2**20) == 6000  # 144 MB, past the 128 MiB size
 
 
 def touch_fresh_pages(nbytes: int = 16 * 2**20) -> None:

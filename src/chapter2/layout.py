@@ -57,16 +57,17 @@ def fault_in_seconds(nbytes: int) -> float:
     return first - second
 
 
-def side_past_cache(edge: int | None, limit: int = 512 * 2**20) -> int | None:
+def side_past_cache(edge: int | None, memory_from: int = 0, limit: int = 512 * 2**20) -> int | None:
     """The side, a multiple of 1000, of the smallest square float32 matrix at least eight times
-    the caches' edge as the stream measured it (`chapter2.roofline`), so that a pass over it
-    streams from memory even where a cache holds more than the stream's edge (which moves
-    between builds on a shared machine, by a factor of four here); None when that matrix
-    would pass `limit` bytes, or where the stream found no cache: the caches cannot be left,
-    or a small matrix already does."""
+    the caches' edge as the stream measured it (`chapter2.roofline`) and at least
+    `memory_from` bytes, the smallest size whose rate the roofs take for main memory's: a pass
+    over it streams from memory even where a cache holds more than the stream's edge (which
+    moves between builds on a shared machine, by a factor of eight here); None when that
+    matrix would pass `limit` bytes, or where the stream found no cache: the caches cannot be
+    left, or a small matrix already does."""
     if not edge:
         return None
-    side = 1000 * math.ceil(math.sqrt(2 * edge) / 1000)  # 4 bytes an element: 8 * edge or more
+    side = 1000 * math.ceil(math.sqrt(max(8 * edge, memory_from) / 4) / 1000)
     return side if 4 * side * side <= limit else None
 
 

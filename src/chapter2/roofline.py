@@ -35,7 +35,7 @@ ROUNDS = 30
 # one call, so that a small working set is timed at its level, not at the cost of a call.
 SWEEP = tuple(2**k for k in range(15, 30))
 SWEEP_BYTES = 64 * 2**20  # at least this much traffic a call, looped over the working set
-SWEEP_RUNS = 3  # timed calls a size, after one untimed: the fastest is its rate
+SWEEP_RUNS = 7  # timed calls a size, after one untimed: the fastest is its rate
 # Below this size a stream's arrays are copied in from NumPy; from it on, made by `jnp.ones`:
 # one compiles a program a shape, the other touches every page twice.
 MADE_BY_JAX = 32 * 2**20
@@ -387,6 +387,7 @@ class Bound(StrEnum):
     CACHE = "under the cache roof"
     RIDGE = "near the ridge"
     FAR_UNDER = "far under both roofs"
+    FRESH_PAGES = "under the fresh-page roof"
 
     @property
     def meaning(self) -> str:
@@ -403,6 +404,8 @@ MEANINGS = {
     "between measurements, so either roof may bind",
     Bound.FAR_UNDER: f"it reached under {percent(FAR_UNDER)} of what the roofs allow: the time "
     "went to overhead or to a kernel that uses the machine poorly, not to the work or the traffic",
+    Bound.FRESH_PAGES: "mapping its fresh pages, at the rate the machine maps them, takes longer "
+    "than its work and its traffic, so that rate is its roof",
 }
 TRANSCENDENTAL = (
     "its transcendentals (exp, log, ...), which the roofs leave out, outnumber its flops and "
@@ -410,7 +413,8 @@ TRANSCENDENTAL = (
 )
 
 ABOVE = {
-    bound: bound.replace("under", "above") for bound in (Bound.COMPUTE, Bound.MEMORY, Bound.CACHE)
+    bound: bound.replace("under", "above")
+    for bound in (Bound.COMPUTE, Bound.MEMORY, Bound.CACHE, Bound.FRESH_PAGES)
 }
 ABOVE[Bound.RIDGE] = "above the roofs, near the ridge"
 
@@ -481,8 +485,12 @@ class Placement:
         """The shortest time the roofs allow: the work at the peak, or the traffic at the
         bandwidth and its fresh pages at the rate the machine maps them (`Roofs.fault_rate`),
         whichever takes longer."""
-        faults = self.fresh / self.roofs.fault_rate if self.roofs.fault_rate else 0.0
-        return max(self.flops / self.roofs.peak, self.bytes / self.bandwidth + faults)
+        return max(self.flops / self.roofs.peak, self.bytes / self.bandwidth + self.faulting)
+
+    @property
+    def faulting(self) -> float:
+        """Seconds its fresh pages take at the rate the machine maps them (0 if not known)."""
+        return self.fresh / self.roofs.fault_rate if self.roofs.fault_rate else 0.0
 
     @property
     def share(self) -> float:
@@ -493,6 +501,8 @@ class Placement:
     def bound(self) -> Bound:
         if self.share < FAR_UNDER:
             return Bound.FAR_UNDER
+        if self.faulting > max(self.flops / self.roofs.peak, self.bytes / self.bandwidth):
+            return Bound.FRESH_PAGES
         if 1 / NEAR_RIDGE < self.intensity / self.ridge < NEAR_RIDGE:
             return Bound.RIDGE
         if self.intensity > self.ridge:
