@@ -112,10 +112,10 @@ HELD_DASHES = [":", "-.", (0, (1, 4)), (0, (3, 1, 1, 1, 1, 1))]
 
 
 def held_as(p) -> str:
-    """Where a placed program's bandwidth roof comes from, in words: "in the caches", "past
-    the caches, the read-only stream from memory"."""
+    """Where a placed program's bandwidth roof comes from, in words: "in the caches at their
+    size", "past the caches, the read-only stream from memory"."""
     if p.in_cache:
-        return "in the caches"
+        return "in the caches at their size"
     return f"past the caches, the {p.stream.stream} from memory"
 
 
@@ -126,8 +126,9 @@ def roofline_figure(
     they reached, on log axes, under the roofs they were placed under: a marker per series (a
     size, a machine), a colour per program, each program's smaller than the one before so
     that points that coincide show as rings; a dotted line (each in a style of its own) is the
-    roof of programs held to another rate than main memory's in-place stream: the caches', or
-    past them the stream of their pattern (`Placement.bandwidth`). A hollow
+    roof of programs held to another rate than main memory's in-place stream: the stream's
+    rate at their size in the caches, or past them the stream of their pattern
+    (`Placement.bandwidth`). A hollow
     point is far under both of its roofs, or one of the (series, program) pairs in
     `overhead`, timed mostly as the fixed cost of a call. The alt text gives every point and
     roof."""

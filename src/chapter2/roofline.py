@@ -186,13 +186,14 @@ class Roofs:
 
     def bandwidth_for(self, footprint: float, pattern: Pattern = Pattern.IN_PLACE) -> float:
         """The bandwidth roof of work whose arrays take `footprint` bytes. Where they fit in a
-        cache: that cache's rate, the median of the in-place stream's sizes there, whatever the
-        pattern (reading is no slower than reading and writing), never below memory's (a
-        slower measure of a cache is noise). Past the caches: main memory's rate for its
-        pattern (`memory_rate`). One size's rate is one noisy measurement, steepest at the
-        caches' edge, so no program is held to one size's rate."""
+        cache: the in-place stream's rate at the smallest working set that holds them (the
+        level they meet: L2's rate for a small program, L3's for a larger one), whatever the
+        pattern (reading is no slower than reading and writing; in a cache the read-only stream
+        is one reduction's rate), never below memory's (a slower measure of a cache is noise).
+        Near the caches' edge that rate is one measurement on a steep fall (`near_edge`).
+        Past the caches: main memory's rate for its pattern (`memory_rate`)."""
         if self.fits_cache(footprint):
-            return max(self.level_for(footprint).bandwidth, self.bandwidth)
+            return max(self.rate_at(footprint), self.bandwidth)
         return self.memory_rate(self.stream_for(footprint, pattern))
 
     def stream_for(self, footprint: float, pattern: Pattern) -> Pattern:
@@ -211,7 +212,7 @@ class Roofs:
 
     def rate_at(self, footprint: float) -> float:
         """The in-place stream's rate at the smallest working set that holds `footprint`
-        bytes (memory's past the sweep): one measurement, for a sentence, never a roof."""
+        bytes (memory's past the sweep)."""
         return next((rate for size, rate in self.sweep if size >= footprint), self.bandwidth)
 
     def memory_rate(self, pattern: Pattern = Pattern.IN_PLACE) -> float:
@@ -538,8 +539,9 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     intensity, the rate it reached against the roof that applies (flops past the ridge, bytes
     short of it), and its verdict with its share of what the roofs allow (`placed`:
     Placements by name); where a bandwidth-bound program's roof is not main memory's in-place
-    rate, the verdict gives it: the caches' rate (near their edge, with the stream's rate at its
-    size), the read-only stream's past them, and the fresh pages a call, where measured."""
+    rate, the verdict gives it: the in-place stream's rate at its size in a cache (near the
+    caches' edge, said to be one measurement on a steep fall), the read-only stream's past
+    them, and the fresh pages a call, where measured."""
     from chapter2.timing import milliseconds  # noqa: PLC0415 - imported by the pages anyway
 
     def achieved(p: Placement) -> str:
@@ -549,10 +551,11 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
 
     def standing(p: Placement) -> str:
         other = p.bandwidth != p.roofs.bandwidth and p.bound in (Bound.MEMORY, Bound.CACHE)
-        where = "" if p.in_cache else f"{p.stream.stream}, "  # the cache roof says its level
-        notes = [f"{where}{rate_text(p.bandwidth, 'B')}"] if other else []
-        at_size = rate_text(p.roofs.rate_at(p.held), "B")
-        notes += [f"near its edge, where the stream ran {at_size}"] if other and p.near_edge else []
+        where = "at its size" if p.in_cache else p.stream.stream
+        notes = [f"{where}, {rate_text(p.bandwidth, 'B')}"] if other else []
+        notes += (
+            ["near their edge: one measurement on a steep fall"] if other and p.near_edge else []
+        )
         notes += [f"{p.fresh / 1e6:.0f} MB of fresh pages a call"] if p.fresh >= 1e6 else []
         held = f" ({'; '.join(notes)})" if notes else ""
         return f"{p.position}{held}, {percent(p.share)}" + (
