@@ -63,6 +63,15 @@ def book_extensions() -> tuple[str, ...]:
     return tuple(json.loads(subprocess.run(command, capture_output=True, check=True).stdout))
 
 
+def throwaway_extensions(code_links: bool = False) -> list[str]:
+    """The book's extensions a throwaway build loads: without link-preview tags
+    (sphinxext-opengraph imports matplotlib, 0.8 s a build, for cards the book does not draw;
+    only the book's own site is tested for them) and, unless asked, without code links
+    (sphinx-codeautolink adds two seconds to each build, and few tests look at them)."""
+    left_out = {"sphinxext.opengraph", *(() if code_links else ("sphinx_codeautolink",))}
+    return [name for name in book_extensions() if name not in left_out]
+
+
 def build(
     docs: Path,
     *extra: str,
@@ -72,14 +81,9 @@ def build(
     **env: str,
 ) -> subprocess.CompletedProcess:
     """The book's own build command (`python -m book build`, as nox runs it) on `docs`, into
-    `html` (by default docs/_build/html). Its code links into the references only when asked:
-    sphinx-codeautolink adds two seconds to each build, and few tests look at those links. It
-    has no link-preview tags: sphinxext-opengraph imports matplotlib (0.8 s a build) for the
-    cards the book does not draw, and only the book's own site is tested for them. `also`:
+    `html` (by default docs/_build/html), with `throwaway_extensions(code_links)`. `also`:
     extension modules of a test's own, added after the book's."""
-    left_out = {"sphinxext.opengraph", *(() if code_links else ("sphinx_codeautolink",))}
-    kept = [name for name in book_extensions() if name not in left_out]
-    kept += [module.stem for module in also]
+    kept = [*throwaway_extensions(code_links), *(module.stem for module in also)]
     paths = [*(str(module.parent) for module in also), OUTER_ENV.get("PYTHONPATH", "")]
     return subprocess.run(
         book_build.command(
@@ -96,12 +100,9 @@ def build(
 
 def build_in_process(docs: Path, **env: str) -> str:
     """A build of `docs` that executes no kernel, in this process (`sphinx.testing`), with the
-    book's configuration and the options its build command gives Sphinx (nitpicky), less the
-    two extensions `build` leaves out; `env`, the variables conf.py reads, set while it runs.
-    Returns what Sphinx warned. A page with code cells needs `build`: its kernel would share
-    this process's JAX."""
-    left_out = {"sphinxext.opengraph", "sphinx_codeautolink"}
-    kept = [name for name in book_extensions() if name not in left_out]
+    book's configuration, `throwaway_extensions()` and the options its build command gives Sphinx
+    (nitpicky); `env`, the variables conf.py reads, set while it runs. Returns what Sphinx
+    warned. A page with code cells needs `build`: its kernel would share this process's JAX."""
     outer = {name: os.environ.get(name) for name in [*env, "BOOK_BUILD_DIR"]}
     os.environ.update(env)
     os.environ.pop("BOOK_BUILD_DIR", None)  # the throwaway book's build stays in its folder
@@ -113,7 +114,7 @@ def build_in_process(docs: Path, **env: str) -> str:
                 "html",
                 srcdir=docs,
                 builddir=docs / "_build",
-                confoverrides={"extensions": kept, "nitpicky": True},
+                confoverrides={"extensions": throwaway_extensions(), "nitpicky": True},
                 status=StringIO(),
                 warning=warned,
             )
