@@ -9,6 +9,7 @@ import lighthouse
 import pytest
 from conftest import READING_ORDER, ROOT
 
+from chapter2.records import BuildRecord, PageRecord
 from chapter2.releases import baseline_jax
 
 RECORDED = json.loads((ROOT / "data" / "benchmarks" / "build.json").read_text())
@@ -43,11 +44,17 @@ def test_an_edit_that_no_longer_applies_is_an_error(tmp_path):
     assert page.read_text() == "# Another title\n"
 
 
+def made_record(seconds: dict[str, float]) -> BuildRecord:
+    """A clean build's record whose pages ran for `seconds`, page by page."""
+    pages = {page: PageRecord(seconds=s) for page, s in seconds.items()}
+    return BuildRecord("", "", "", "", pages, [])
+
+
 def test_a_missed_target_fails_the_benchmark_and_keeps_the_times(tmp_path, monkeypatch, capsys):
     runs = RECORDED["runs"].items()
     builds = {name: (r["seconds"], r["executed"]) for name, r in runs}
     builds[build_benchmark.CODE] = (5.0, ["fusion", "profiling"])  # one page too many
-    record = {"pages": {"fusion": {"seconds": 5.0, "comparisons": []}}}
+    record = made_record({"fusion": 5.0})
     monkeypatch.setattr(build_benchmark, "measure", lambda: (builds, record))
     out = tmp_path / "build.json"
     assert build_benchmark.main(["--out", str(out)]) == 1
@@ -148,12 +155,7 @@ def test_the_clean_builds_overhead_is_held_to_its_target(tmp_path, monkeypatch, 
     the benchmark passes, past it the benchmark fails and says missed."""
     builds = {name: (r["seconds"], r["executed"]) for name, r in RECORDED["runs"].items()}
     executing = builds[build_benchmark.CLEAN][0] - build_benchmark.OVERHEAD - over
-    record = {
-        "pages": {
-            "fusion": {"seconds": executing / 2, "comparisons": []},
-            "profiling": {"seconds": executing / 2, "comparisons": []},
-        }
-    }
+    record = made_record({"fusion": executing / 2, "profiling": executing / 2})
     monkeypatch.setattr(build_benchmark, "measure", lambda: (builds, record))
     out = tmp_path / "build.json"
     assert build_benchmark.main(["--out", str(out)]) == (1 if over > 0 else 0)

@@ -647,8 +647,8 @@ def test_a_reader_switches_versions_offline_and_sees_what_drifted(browser, tmp_p
     assert "## demo-sum (page `page`, asserted)" in (site / "jax-0.10.2" / "report.md").read_text()
     # the banner and the report count from the drift build's one record
     build = tmp_path / "older" / "docs" / "_build"
-    pages = read_record(build)["pages"]
-    drifted = {c for p in pages.values() for c, v in p["verdicts"].items() if v.status == "drifted"}
+    pages = read_record(build).pages
+    drifted = {c for p in pages.values() for c, v in p.verdicts.items() if v.status == "drifted"}
     assert drifted == {"demo-sum"}
     reported = json.loads((build / "report.json").read_text())
     assert {c["id"] for c in reported["changed_claims"]} == drifted

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from book.cache import opened
-from book.record import AFTER_A_FAILURE, failing_cells, read_record
+from book.record import AFTER_A_FAILURE, read_record
 from bs4 import BeautifulSoup
 from conftest import ROOT
 from helpers import BASELINE, FRONT_MATTER, build, build_in_process, last_lines, make_book
@@ -49,7 +49,7 @@ def test_every_failing_cell_is_named_at_the_end_at_its_file_and_line(tmp_path):
     with opened(cache) as records:  # a page with a failing cell is executed again next time
         assert {Path(r.uri).stem for r in records.list_cache_records()} == {"fine"}
     record = read_record(docs / "_build")  # the summary's one source: no warning file is read
-    assert [c["path"] for c in failing_cells(record)] == [
+    assert [record.pages[page].path for page, _ in record.failing_cells()] == [
         "docs/first.md",
         "docs/first.md",
         "docs/second.md",
@@ -115,7 +115,7 @@ def test_every_problem_is_named_at_the_end_of_every_build_until_it_is_fixed(tmp_
     index.write_text(index.read_text().replace("reference\n", "reference\norphan\n"))
     result = build(docs)
     assert result.returncode == 0, result.stdout
-    assert read_record(docs / "_build")["problems"] == []
+    assert read_record(docs / "_build").problems == []
     assert not (docs / "_build" / "failed-pages.txt").exists()
 
 
@@ -305,8 +305,8 @@ def test_a_failing_cell_does_not_stop_its_page(tmp_path):
         tmp_path, {"page": ["print('before')", "1 / 0", "print('after ' * 2)", "int('x')"]}
     )
     build(docs)
-    cells = failing_cells(read_record(docs / "_build"))
-    assert [(c["error"], c["after_a_failure"]) for c in cells] == [
+    cells = [cell for _, cell in read_record(docs / "_build").failing_cells()]
+    assert [(c.error, c.after_a_failure) for c in cells] == [
         ("ZeroDivisionError: division by zero", False),
         ("ValueError: invalid literal for int() with base 10: 'x'", True),
     ]

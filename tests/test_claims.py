@@ -55,8 +55,8 @@ def test_every_claims_module_loads():
 @pytest.fixture(scope="module")
 def built_verdicts() -> dict[str, dict]:
     """Every verdict the book's build recorded (`nox -s docs` ran each check once)."""
-    pages = read_record(HTML.parent)["pages"]
-    return {claim_id: v for found in pages.values() for claim_id, v in found["verdicts"].items()}
+    pages = read_record(HTML.parent).pages
+    return {claim_id: v for found in pages.values() for claim_id, v in found.verdicts.items()}
 
 
 @pytest.mark.parametrize("claim_id", sorted(ALL))

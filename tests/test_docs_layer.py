@@ -18,7 +18,15 @@ from sphinx.directives.code import LiteralInclude
 from sphinx.util.nodes import split_explicit_title
 
 from chapter2.claims.registry import Status
-from chapter2.records import ClaimsReport, VerdictRecord
+from chapter2.records import (
+    BuildRecord,
+    ClaimsReport,
+    FailingCell,
+    PageRecord,
+    Problem,
+    Statement,
+    VerdictRecord,
+)
 
 VERDICT = VerdictRecord(
     id="demo",
@@ -170,8 +178,8 @@ def test_a_statement_is_the_paragraph_or_the_warning_under_its_label_as_read():
     settings = {"myst_enable_extensions": ["colon_fence"], "report_level": 4}
     doctree = publish_doctree(page, parser=Parser(), settings_overrides=settings)
     assert record.statements(doctree) == {
-        "a": {"text": "The fusion page shows one fusion, two bytes.", "line": 4},
-        "b": {"text": "Not this but that.", "line": 10},
+        "a": Statement("The fusion page shows one fusion, two bytes.", 4),
+        "b": Statement("Not this but that.", 10),
     }
 
 
@@ -197,48 +205,40 @@ def test_a_warnings_location_names_its_file_line_and_page_in_every_form_sphinx_g
 
 
 def test_a_failing_cell_says_its_error_then_its_last_lines():
-    failure = {"cell": "x = 1\n\ny = 2\nassert x == 2", "error": "AssertionError: "}
-    lines = record.failure_lines({**failure, "after_a_failure": False})
+    failure = FailingCell(1, "x = 1\n\ny = 2\nassert x == 2", "AssertionError: ", "", [], False)
+    lines = record.failure_lines(failure)
     assert lines == ["AssertionError: ", "    | y = 2", "    | assert x == 2"]
-    later = record.failure_lines({**failure, "after_a_failure": True})
+    later = record.failure_lines(replace(failure, after_a_failure=True))
     assert later[0] == failures.AFTER_A_FAILURE
 
 
-def made_up_record() -> dict:
+def made_up_record() -> BuildRecord:
     """A record as a build writes it: a drifted claim's cell, a later failing cell, a
     warning after them on the same page, one on another page and one of no page."""
     drift = (
         "ClaimDrift: claim 'fused' (page fusion) drifted on JAX 0.4.38.\n"
         "  its check:     src/chapter2/claims/pages/fusion.py:40"
     )
-    first = {"line": 120, "cell": 'verify_each(["fused", "kept"])', "error": drift}
     cells = [
-        {**first, "claims": ["fused", "kept"], "after_a_failure": False},
-        {
-            "line": 130,
-            "cell": "print(fused)",
-            "error": "NameError: name 'fused' is not defined",
-            "after_a_failure": True,
-        },
+        FailingCell(120, 'verify_each(["fused", "kept"])', drift, "", ["fused", "kept"], False),
+        FailingCell(130, "print(fused)", "NameError: name 'fused' is not defined", "", [], True),
     ]
-    fusion = {
-        "path": "docs/fusion.md",
-        "failing_cells": cells,
-        "statements": {"fused": {"text": "XLA fuses the three.", "line": 118}},
-        "verdicts": {
+    fusion = PageRecord(
+        path="docs/fusion.md",
+        failing_cells=cells,
+        statements={"fused": Statement("XLA fuses the three.", 118)},
+        verdicts={
             "fused": replace(VERDICT, id="fused", page="fusion", status="drifted"),
             "kept": replace(VERDICT, id="kept", page="fusion", status="holds"),
         },
-    }
-    index = {"path": "docs/index.md", "failing_cells": [], "verdicts": {}}
-    return {
-        "pages": {"fusion": fusion, "index": index},
-        "problems": [
-            {"path": "docs/fusion.md", "line": 140, "message": "undefined label: 'x'"},
-            {"path": "docs/index.md", "line": 7, "message": "Unknown directive type: 'nope'"},
-            {"path": "", "line": 0, "message": "a warning of no page"},
-        ],
-    }
+    )
+    index = PageRecord(path="docs/index.md")
+    problems = [
+        Problem("docs/fusion.md", 140, "fusion", "undefined label: 'x'"),
+        Problem("docs/index.md", 7, "index", "Unknown directive type: 'nope'"),
+        Problem("", 0, None, "a warning of no page"),
+    ]
+    return BuildRecord("", "", "", "", {"fusion": fusion, "index": index}, problems)
 
 
 def test_the_summary_counts_every_problem_and_marks_what_follows_a_failure():
@@ -264,8 +264,8 @@ def test_the_summary_counts_every_problem_and_marks_what_follows_a_failure():
 
 def test_a_record_without_problems_has_no_summary():
     record = made_up_record()
-    record["pages"]["fusion"]["failing_cells"], record["problems"] = [], []
-    assert failures.summary(record) is None
+    record.pages["fusion"].failing_cells = []
+    assert failures.summary(replace(record, problems=[])) is None
 
 
 def test_cache_folder_is_per_jax_and_prunes_only_its_own_stale_folders(tmp_path, monkeypatch):

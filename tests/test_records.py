@@ -7,7 +7,18 @@ import pytest
 from book.drift import read_report
 from conftest import ROOT
 
-from chapter2.records import ClaimsReport, Kind, Status, VerdictRecord, jsonable
+from chapter2.records import (
+    BuildRecord,
+    ClaimsReport,
+    FailingCell,
+    Kind,
+    PageRecord,
+    Problem,
+    Statement,
+    Status,
+    VerdictRecord,
+    jsonable,
+)
 
 DATA = ROOT / "data"
 CLAIMS_FILES = sorted([*DATA.glob("matrix/jax-*.json"), *DATA.glob("backends/*/claims*.json")])
@@ -76,3 +87,27 @@ def test_a_claims_report_writes_and_reads_back_equal(tmp_path):
     assert report.by_id == {"demo": _verdict()}
     with pytest.raises(TypeError, match="a set is not a record JSON can hold"):
         json.dumps({1, 2}, default=jsonable)
+
+
+def test_a_build_record_writes_and_reads_back_equal_every_part_typed(tmp_path):
+    cell = FailingCell(12, "1 / 0", "ZeroDivisionError: division by zero", "ZeroDivisionError",
+                       ["demo"], False)  # fmt: skip
+    page = PageRecord(
+        path="docs/fusion.md",
+        statements={"demo": Statement("XLA fuses the three.", 9)},
+        verdicts={"demo": _verdict()},
+        failing_cells=[cell],
+        comparisons=[{"a": "fused", "b": "unfused", "verdict": "faster", "text": "1.2 ×"}],
+        checks=["demo"],
+        seconds=1.5,
+        executed_at=1.7e9,
+    )
+    problem = Problem("docs/fusion.md", 20, "fusion", "undefined label: 'x'")
+    record = BuildRecord("0.12.0.1", "0.12.0", "3.12.1", "2026-12-06", {"fusion": page}, [problem])
+    record.dump(tmp_path / "record.json")
+    loaded = BuildRecord.load(tmp_path / "record.json")
+    assert loaded == record
+    assert isinstance(loaded.pages["fusion"].verdicts["demo"].status, Status)
+    assert loaded.failing_cells() == [("fusion", cell)]
+    assert loaded.pages["fusion"].statement("demo").line == 9
+    assert loaded.pages["fusion"].statement("other") == Statement()  # says nothing of it

@@ -29,6 +29,7 @@ from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
 from chapter2.claims import Kind, claims
 from chapter2.figures import WHISKERS_ALT
+from chapter2.records import PageRecord
 from chapter2.releases import baseline_jax
 from chapter2.runs import recorded_run, recorded_runs
 from chapter2.timing import times_text
@@ -49,9 +50,9 @@ def soups(site) -> dict[str, BeautifulSoup]:
 
 
 @pytest.fixture(scope="module")
-def pages(site) -> dict[str, dict]:
+def pages(site) -> dict[str, PageRecord]:
     """What the build recorded of each page (book.record), read once."""
-    return read_record(HTML.parent)["pages"]
+    return read_record(HTML.parent).pages
 
 
 def text_of(element: Tag, leaving_out: str = "", tags_as: str = "") -> str:
@@ -290,7 +291,7 @@ NOT_NOTED = {
 
 def test_every_claim_that_drifted_under_a_measured_release_has_a_version_note(pages):
     matrix = json.loads((ROOT / "data" / "matrix" / "matrix.json").read_text())
-    noted = {c for page in pages.values() for c in page["noted"]}
+    noted = {c for page in pages.values() for c in page.noted}
     drifted = {  # of the claims the book makes now: the matrix keeps those it dropped
         claim_id
         for claim_id, entry in matrix["claims"].items()
@@ -465,20 +466,20 @@ TYPED_COMPARISON = re.compile(r"\d[\d.,]*\s*×\s*(faster|slower|as long)", re.I)
 def test_every_timing_comparison_shown_is_one_its_cells_made(soups, pages):
     for page in PAGES:
         spans = soups[f"{page}.html"].select("span.comparison")
-        made = [c["text"] for c in pages[page]["comparisons"]]
+        made = [c["text"] for c in pages[page].comparisons]
         assert sorted(s.get_text() for s in spans) == sorted(made), page
 
 
 def test_no_timing_comparison_shows_markup_as_text(pages):
     """A comparison's sentence is text, not Markdown: a backtick would show as one."""
-    shown = [c["text"] for page in PAGES for c in pages[page]["comparisons"] if "`" in c["text"]]
+    shown = [c["text"] for page in PAGES for c in pages[page].comparisons if "`" in c["text"]]
     assert shown == []
 
 
 def test_every_timing_comparison_says_what_its_numbers_say(pages):
     checked = 0
     for page in PAGES:
-        for data in pages[page]["comparisons"]:
+        for data in pages[page].comparisons:
             a, b, sentence = data["a"], data["b"], data["text"]
             apart = a["median_high"] < b["median_low"] or b["median_high"] < a["median_low"]
             verdict = ("faster" if a["median"] < b["median"] else "slower") if apart else None
@@ -711,7 +712,7 @@ def test_each_claims_check_ran_once_in_the_build(pages):
     check runs twice (counted from the build's record)."""
     runs: dict[str, list[str]] = {}
     for page, found in pages.items():
-        for claim_id in found["checks"]:
+        for claim_id in found.checks:
             runs.setdefault(claim_id, []).append(page)
     assert {claim: pages for claim, pages in runs.items() if len(pages) != 1} == {}
     assert set(runs) == set(claims())
@@ -720,7 +721,7 @@ def test_each_claims_check_ran_once_in_the_build(pages):
 def test_every_claim_is_stated_on_its_page_as_a_sentence(pages):
     """What the book says of each claim, as the build read it under its label (the marks'
     titles, the page of checks and the drift report quote it)."""
-    said = {i: pages[c.page]["statements"].get(i, {}).get("text", "") for i, c in claims().items()}
+    said = {i: pages[c.page].statement(i).text for i, c in claims().items()}
     assert [i for i, text in said.items() if not re.search(r"[.!?:)]$", text)] == []
 
 

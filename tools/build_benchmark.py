@@ -105,7 +105,7 @@ def main(argv=None) -> int:
         if EDITED_MODULE in page_dependencies(ROOT / "src", p.read_text())
     )
     ratio = round(results[CLEAN][0] / results[FLOOR][0], 2)
-    executing = sum(found["seconds"] or 0 for found in clean["pages"].values())
+    executing = sum(found.seconds or 0 for found in clean.pages.values())
     overhead = round(results[CLEAN][0] - executing, 1)
     overhead_met = overhead <= OVERHEAD
     executed = {name: pages for name, (_, pages) in results.items()}
@@ -133,14 +133,14 @@ def main(argv=None) -> int:
             "met": overhead_met,
         },
         "clean build, seconds per page": {
-            page: round(found["seconds"], 1)
-            for page, found in clean["pages"].items()
-            if found["seconds"] is not None
+            page: round(found.seconds, 1)
+            for page, found in clean.pages.items()
+            if found.seconds is not None
         },
         "clean build, timed comparisons": {
-            page: [{k: c[k] for k in ("a", "b", "verdict")} for c in found["comparisons"]]
-            for page, found in clean["pages"].items()
-            if found["comparisons"]
+            page: [{k: c[k] for k in ("a", "b", "verdict")} for c in found.comparisons]
+            for page, found in clean.pages.items()
+            if found.comparisons
         },
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

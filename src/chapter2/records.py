@@ -1,12 +1,12 @@
 """The book's typed records: what a claim's check found (`VerdictRecord`), every claim
-checked in one process (`ClaimsReport`) and what the site is built from (`SitePlan`), each
-with one JSON load and dump. It imports neither JAX, Sphinx nor docutils, and runs on Python
-3.11, where a recording command runs.
+checked in one process (`ClaimsReport`), what a build learned of its pages (`BuildRecord`)
+and what the site is built from (`SitePlan`), each with one JSON load and dump. It imports
+neither JAX, Sphinx nor docutils, and runs on Python 3.11, where a recording command runs.
 
 A record is loaded from every committed file as it was written: a verdict written before
 its page was called `page` names it `section`, and a recorded run's verdict may lack the
 fields added since (they take their defaults). Free-form values stay mappings: a check's
-`expected` and `observed`."""
+`expected` and `observed`, a timed comparison's numbers."""
 
 import dataclasses
 import json
@@ -149,6 +149,94 @@ class ClaimsReport:
 
     def dump(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self, indent=2, default=jsonable) + "\n")
+
+
+@dataclasses.dataclass(frozen=True)
+class Statement:
+    """What a page says under a claim's label, as a reader reads it, and the line it starts
+    on (None where docutils gives none)."""
+
+    text: str = ""
+    line: int | None = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class FailingCell:
+    """A cell that raised, as its page's executed notebook shows it."""
+
+    line: int | None  # the cell's line in its page's source
+    cell: str  # its code
+    error: str  # "ErrorType: message"
+    error_type: str
+    claims: list[str]  # the claims whose verdicts its output shows
+    after_a_failure: bool  # an earlier cell of the same page failed
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """A warning Sphinx logged: its file (from the folder above the sources; "" for none), its
+    line (0 for none), its page (None for a file that is not one) and its message."""
+
+    path: str
+    line: int
+    page: str | None
+    message: str
+
+
+@dataclasses.dataclass
+class PageRecord:
+    """What a build learned of one page. The docs layer fills it as it reads the page."""
+
+    path: str = ""  # its source, from the folder above the sources
+    statements: dict[str, Statement] = dataclasses.field(default_factory=dict)  # by claim id
+    verdicts: dict[str, VerdictRecord] = dataclasses.field(default_factory=dict)  # by claim id
+    failing_cells: list[FailingCell] = dataclasses.field(default_factory=list)
+    comparisons: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # as timed
+    checks: list[str] = dataclasses.field(default_factory=list)  # the claims its cells checked
+    noted: list[str] = dataclasses.field(default_factory=list)  # the claims its notes name
+    needs_every_page: bool = False  # it shows every page's verdicts
+    seconds: float | None = None  # its notebook's run, in this build or cached
+    executed_at: float | None = None  # when that run started (a `time.time()`)
+
+    def statement(self, claim_id: str) -> Statement:
+        """What the page says of `claim_id` (empty where it says nothing)."""
+        return self.statements.get(claim_id, Statement())
+
+    @classmethod
+    def load(cls, data: Mapping[str, Any]) -> "PageRecord":
+        found = dict(data)
+        found["statements"] = {k: Statement(**v) for k, v in found["statements"].items()}
+        found["verdicts"] = {k: VerdictRecord.load(v) for k, v in found["verdicts"].items()}
+        found["failing_cells"] = [FailingCell(**c) for c in found["failing_cells"]]
+        return cls(**found)
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildRecord:
+    """What one build of the book learned: the versions it ran, each page's record, and every
+    problem Sphinx logged. The docs layer writes it beside the pages; the failure summary, a
+    drift build's report, the benchmark and the tests read it."""
+
+    jax: str
+    jaxlib: str
+    python: str
+    recorded: str  # the date it was built
+    pages: dict[str, PageRecord]
+    problems: list[Problem]
+
+    def failing_cells(self) -> list[tuple[str, FailingCell]]:
+        """Every failing cell, with its page, page by page."""
+        return [(name, c) for name, page in self.pages.items() for c in page.failing_cells]
+
+    @classmethod
+    def load(cls, path: str | Path) -> "BuildRecord":
+        found = json.loads(Path(path).read_text())
+        found["pages"] = {k: PageRecord.load(v) for k, v in found["pages"].items()}
+        found["problems"] = [Problem(**p) for p in found["problems"]]
+        return cls(**found)
+
+    def dump(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
 
 
 def jsonable(value: Any) -> Any:

@@ -24,10 +24,9 @@ def command(source: Path | str, outdir: Path | str, *extra: str) -> list[str]:
 def pages_run(build: Path, since: float) -> tuple[list[str], int]:
     """The pages with code that the build started at `since` (a `time.time()`) executed
     itself, and how many pages have code."""
-    pages = read_record(build).get("pages", {})
-    with_code = {
-        name: page["executed_at"] for name, page in pages.items() if page.get("executed_at")
-    }
+    record = read_record(build)
+    pages = record.pages if record else {}
+    with_code = {name: page.executed_at for name, page in pages.items() if page.executed_at}
     return sorted(name for name, when in with_code.items() if when >= since), len(with_code)
 
 

@@ -8,57 +8,56 @@ when the build ends, so that it runs again.
 
 import contextlib
 from pathlib import Path
+from typing import NamedTuple
 
 from book import SERIAL, build_folder
 from book.cache import opened
 from book.notebooks import executed_notebook
-from book.record import (
-    AFTER_A_FAILURE,
-    RECORD,
-    book_data,
-    failing_cells,
-    failure_lines,
-    read_record,
-    statement,
-)
-from chapter2.records import Status
+from book.record import AFTER_A_FAILURE, RECORD, book_data, failure_lines, read_record, statement
+from chapter2.records import BuildRecord, FailingCell, Status
 
 REPORT = "failed-pages.txt"
 
 
-def what_the_book_says(record: dict, failure: dict) -> list[str]:
+class Reported(NamedTuple):
+    """A problem as the summary lays it out: its file, its line (0 for none), its lines."""
+
+    path: str
+    line: int
+    lines: list[str]
+
+
+def what_the_book_says(record: BuildRecord, page: str, failure: FailingCell) -> list[str]:
     """For each drifted claim a failing cell shows: where its page says it, and what."""
-    pages, said = record["pages"], []
-    for claim_id in failure.get("claims", []):
-        verdict = pages[failure["page"]]["verdicts"].get(claim_id)
+    pages, said = record.pages, []
+    for claim_id in failure.claims:
+        verdict = pages[page].verdicts.get(claim_id)
         if verdict is None or verdict.status is not Status.DRIFTED:
             continue
         home = verdict.page
         found = statement(pages, home, claim_id)
-        where = f"{pages[home]['path']}:{found['line']}" if home in pages else home
-        said.append(f"  the book says ({where}): {found['text'] or '(nothing under its label)'}")
+        where = f"{pages[home].path}:{found.line}" if home in pages else home
+        said.append(f"  the book says ({where}): {found.text or '(nothing under its label)'}")
     return said
 
 
-def problems(record: dict) -> list[dict]:
+def problems(record: BuildRecord) -> list[Reported]:
     """Every problem of the record by file and line: what Sphinx logged, each failing cell,
     and a problem that comes after a failing cell of its page marked as perhaps following."""
-    cells = failing_cells(record)
-    first_failure = {}
-    for cell in cells:
-        first_failure.setdefault(cell["path"], cell["line"] or 0)
-    found = [
-        {**c, "line": c["line"] or 0, "lines": failure_lines(c, what_the_book_says(record, c))}
-        for c in cells
-    ]
-    for problem in record.get("problems", []):
-        after = problem["line"] > first_failure.get(problem["path"], problem["line"])
-        logged = problem["message"].splitlines() or [""]  # as Sphinx's logger wrote it
-        found.append({**problem, "lines": [AFTER_A_FAILURE, *logged] if after else logged})
-    return sorted(found, key=lambda p: (p["path"], p["line"]))
+    found, first_failure = [], {}
+    for page, cell in record.failing_cells():
+        path = record.pages[page].path
+        first_failure.setdefault(path, cell.line or 0)
+        said = what_the_book_says(record, page, cell)
+        found.append(Reported(path, cell.line or 0, failure_lines(cell, said)))
+    for problem in record.problems:
+        after = problem.line > first_failure.get(problem.path, problem.line)
+        logged = problem.message.splitlines() or [""]  # as Sphinx's logger wrote it
+        found.append(Reported(problem.path, problem.line, [AFTER_A_FAILURE] * after + logged))
+    return sorted(found, key=lambda p: (p.path, p.line))
 
 
-def summary(record: dict) -> str | None:
+def summary(record: BuildRecord) -> str | None:
     """A build's problems as its last lines, each at its file and line (None: no problem)."""
     found = problems(record)
     if not found:
@@ -66,8 +65,8 @@ def summary(record: dict) -> str | None:
     count = len(found)
     lines = [f"{count} problem{'s' if count != 1 else ''} failed the build:"]
     for problem in found:
-        first, *rest = problem["lines"]
-        where = f"{problem['path']}:{problem['line']}" if problem["line"] else problem["path"]
+        first, *rest = problem.lines
+        where = f"{problem.path}:{problem.line}" if problem.line else problem.path
         lines.append(f"  {where or '(no page)'}: {first}")
         lines += [f"    {text}" for text in rest]
     return "\n".join(lines)
@@ -76,7 +75,7 @@ def summary(record: dict) -> str | None:
 def forget_failed_pages(app, exception) -> None:
     """`build-finished`: a page with a failing cell leaves the cache: the next build runs it."""
     data = book_data(app.env)
-    pages = [name for name, page in data.pages.items() if page["failing_cells"]]
+    pages = [name for name, page in data.pages.items() if page.failing_cells]
     path, build = app.config.nb_execution_cache_path, build_folder(app)
     for page in sorted(pages):
         notebook = executed_notebook(build, path, page)
@@ -88,7 +87,7 @@ def write_report(build: Path, since: float) -> str | None:
     """The summary of the record the build wrote after `since` (a time), also as REPORT."""
     report = build / REPORT
     record = read_record(build)
-    fresh = record and (build / RECORD).stat().st_mtime >= since
+    fresh = record is not None and (build / RECORD).stat().st_mtime >= since
     said = summary(record) if fresh else "The build stopped before it recorded its problems."
     if said is None:
         report.unlink(missing_ok=True)

@@ -9,7 +9,6 @@ report (book.site); a drift build's banner reads the domain.
 
 import datetime as dt
 import importlib.metadata
-import json
 import logging as stdlib_logging
 import platform
 import re
@@ -28,7 +27,14 @@ from book.cache import opened
 from book.notebooks import executed_notebook
 from book.outputs import shown_verdicts
 from chapter2.claims.registry import LABEL_PREFIX
-from chapter2.records import VerdictRecord, jsonable
+from chapter2.records import (
+    BuildRecord,
+    FailingCell,
+    PageRecord,
+    Problem,
+    Statement,
+    VerdictRecord,
+)
 from chapter2.timing import COMPARISON_MIME
 
 logger = logging.getLogger(__name__)
@@ -39,27 +45,18 @@ CELL_FAILED = ("book", "cell")  # a failing cell's warning: recorded as data, no
 
 class BookDomain(Domain):
     """The book's per-page data, pickled with the environment: `pages` maps a page to what
-    its last reading found."""
+    its last reading found (`PageRecord`)."""
 
     name, label = "book", "Optimizing JAX Code for Performance"
     initial_data = {"pages": {}}  # noqa: RUF012 - Sphinx's
 
     @property
-    def pages(self) -> dict[str, dict]:
+    def pages(self) -> dict[str, PageRecord]:
         return self.data["pages"]
 
-    def page(self, docname: str) -> dict:
-        """What `docname` found: statements, verdicts, failing cells, comparisons, checks,
-        the claims its version notes name, whether it needs every page's data."""
-        empty = {
-            "statements": {},
-            "verdicts": {},
-            "failing_cells": [],
-            "comparisons": [],
-            "checks": [],
-            "noted": [],
-        }
-        return self.pages.setdefault(docname, {**empty, "needs_every_page": False})
+    def page(self, docname: str) -> PageRecord:
+        """What `docname` found so far in this reading."""
+        return self.pages.setdefault(docname, PageRecord())
 
     def clear_doc(self, docname: str) -> None:
         self.pages.pop(docname, None)
@@ -87,19 +84,19 @@ class BookCollector(EnvironmentCollector):
         env = app.env
         self.read_a_page = True
         page = book_data(env).page(env.docname)
-        page["statements"] = statements(doctree)
+        page.statements = statements(doctree)
         for node in doctree.findall(lambda n: isinstance(n, nodes.Element)):
             if VERDICT_ATTRIBUTE in node:
-                page["verdicts"][node[VERDICT_ATTRIBUTE].id] = node[VERDICT_ATTRIBUTE]
+                page.verdicts[node[VERDICT_ATTRIBUTE].id] = node[VERDICT_ATTRIBUTE]
         build = build_folder(app)
         notebook = executed_notebook(build, app.config.nb_execution_cache_path, env.docname)
         if notebook is None:
             return
-        page |= notebook_facts(notebook)
-        for failure in page["failing_cells"]:
+        page.failing_cells, page.comparisons, page.checks = notebook_facts(notebook)
+        for failure in page.failing_cells:
             logger.warning(
                 "\n".join(failure_lines(failure)),
-                location=(env.docname, failure["line"]),
+                location=(env.docname, failure.line),
                 type=CELL_FAILED[0],
                 subtype=CELL_FAILED[1],
             )
@@ -110,17 +107,19 @@ class BookCollector(EnvironmentCollector):
         if not self.read_a_page:
             return []
         pages = book_data(env).pages
-        return sorted(name for name, page in pages.items() if page["needs_every_page"])
+        return sorted(name for name, page in pages.items() if page.needs_every_page)
 
     def get_outdated_docs(self, app, env, added, changed, removed) -> list[str]:
         """The pages the last record names, with a failing cell or a problem: read again."""
         record = read_record(build_folder(app))
-        named = {f["page"] for f in failing_cells(record)}
-        named |= {p.get("page") for p in record.get("problems", [])}
+        if record is None:
+            return []
+        named = {page for page, _ in record.failing_cells()}
+        named |= {p.page for p in record.problems}
         return sorted(named & env.found_docs)
 
 
-def statements(doctree: nodes.document) -> dict[str, dict]:
+def statements(doctree: nodes.document) -> dict[str, Statement]:
     """What the page says under each `(claim-<id>)=` label (the paragraph or box that holds the
     label's id), as a reader reads it, and its line."""
     found = {}
@@ -128,11 +127,11 @@ def statements(doctree: nodes.document) -> dict[str, dict]:
         for name in node["ids"]:
             if name.startswith(LABEL_PREFIX) and not isinstance(node, nodes.target):
                 text = " ".join(node.astext().split())
-                found[name.removeprefix(LABEL_PREFIX)] = {"text": text, "line": node.line}
+                found[name.removeprefix(LABEL_PREFIX)] = Statement(text, node.line)
     return found
 
 
-def notebook_facts(notebook) -> dict:
+def notebook_facts(notebook) -> tuple[list[FailingCell], list[dict], list[str]]:
     """An executed notebook's failing cells (with the claims whose verdicts they show),
     timed comparisons (shown or glued), and the claims whose checks it ran."""
     lines = notebook.metadata.get("source_map", [])
@@ -146,28 +145,28 @@ def notebook_facts(notebook) -> dict:
         for output in outputs:
             if output.get("output_type") == "error":
                 failing.append(
-                    {
-                        "line": lines[index] if index < len(lines) else None,
-                        "cell": cell.source.strip(),
-                        "error": f"{output['ename']}: {output['evalue']}",
-                        "error_type": output["ename"],
-                        "claims": shown,
-                        "after_a_failure": earlier,
-                    }
+                    FailingCell(
+                        line=lines[index] if index < len(lines) else None,
+                        cell=cell.source.strip(),
+                        error=f"{output['ename']}: {output['evalue']}",
+                        error_type=output["ename"],
+                        claims=shown,
+                        after_a_failure=earlier,
+                    )
                 )
                 earlier = True
-    return {"failing_cells": failing, "comparisons": comparisons, "checks": checks}
+    return failing, comparisons, checks
 
 
 AFTER_A_FAILURE = "(after a failing cell of this page: it may follow from it)"
 
 
-def failure_lines(failure: dict, said: tuple[str, ...] | list[str] = ()) -> list[str]:
+def failure_lines(failure: FailingCell, said: tuple[str, ...] | list[str] = ()) -> list[str]:
     """A failing cell's message, line by line: the error, what the book says of each claim it
     found drifted (`said`), then the cell's last lines, indented below the first."""
-    head = [AFTER_A_FAILURE] if failure["after_a_failure"] else []
-    first, *rest = [*head, *failure["error"].splitlines(), *said]
-    cell = [f"  | {line}" for line in failure["cell"].splitlines() if line.strip()][-2:]
+    head = [AFTER_A_FAILURE] if failure.after_a_failure else []
+    first, *rest = [*head, *failure.error.splitlines(), *said]
+    cell = [f"  | {line}" for line in failure.cell.splitlines() if line.strip()][-2:]
     return [first, *(f"  {line}" for line in [*rest, *cell])]
 
 
@@ -192,7 +191,7 @@ class ProblemLog(logging.WarningStreamHandler):
             return
         path, line, page = self.where(record)
         message = stdlib_logging.LogRecord.getMessage(record)  # without Sphinx's location prefix
-        problem = {"path": path, "line": line, "page": page, "message": message}
+        problem = Problem(path, line, page, message)
         if not (getattr(record, "once", False) and problem in self.problems):  # as Sphinx shows
             self.problems.append(problem)
 
@@ -230,10 +229,7 @@ class ProblemLog(logging.WarningStreamHandler):
     def write(self, app, exception) -> None:
         """`build-finished`: the record, beside the HTML (failures.py evicts failed pages)."""
         stdlib_logging.getLogger(logging.NAMESPACE).removeHandler(self)
-        record = build_record(app.env, self.problems)
-        (build_folder(app) / RECORD).write_text(
-            json.dumps(record, indent=2, default=jsonable) + "\n"
-        )
+        build_record(app.env, self.problems).dump(build_folder(app) / RECORD)
 
 
 def cached_runs(env) -> dict[float, float]:
@@ -246,65 +242,51 @@ def cached_runs(env) -> dict[float, float]:
     return {when.timestamp(): when.replace(tzinfo=dt.UTC).timestamp() for when in created}
 
 
-def build_record(env, problems: list[dict]) -> dict:
+def build_record(env, problems: list[Problem]) -> BuildRecord:
     """What this build knows: versions, each page's facts and seconds, the problems."""
     pages, root, runs = {}, Path(env.srcdir).parent, cached_runs(env)
     for docname, page in sorted(book_data(env).pages.items()):
         executed = NbMetadataCollector.get_exec_data(env, docname) or {}
-        path = str(Path(env.doc2path(docname)).relative_to(root))
         ran = executed.get("mtime")  # when it ran, in this build or, cached, before
-        pages[docname] = {
-            "path": path,
-            **page,
-            "seconds": executed.get("runtime"),
-            "executed_at": runs.get(ran, ran),
-        }
-    return {
-        "jax": importlib.metadata.version("jax"),
-        "jaxlib": importlib.metadata.version("jaxlib"),
-        "python": platform.python_version(),
-        "recorded": dt.date.today().isoformat(),
-        "pages": pages,
-        "problems": sorted(problems, key=lambda p: (p["path"], p["line"])),
-    }
+        pages[docname] = replace(
+            page,
+            path=str(Path(env.doc2path(docname)).relative_to(root)),
+            seconds=executed.get("runtime"),
+            executed_at=runs.get(ran, ran),
+        )
+    return BuildRecord(
+        jax=importlib.metadata.version("jax"),
+        jaxlib=importlib.metadata.version("jaxlib"),
+        python=platform.python_version(),
+        recorded=dt.date.today().isoformat(),
+        pages=pages,
+        problems=sorted(problems, key=lambda p: (p.path, p.line)),
+    )
 
 
-def read_record(build: Path) -> dict:
-    """The last record written in `build` (empty when none), its verdicts typed."""
+def read_record(build: Path) -> BuildRecord | None:
+    """The last record written in `build` (None when none)."""
     path = build / RECORD
-    record = json.loads(path.read_text()) if path.exists() else {}
-    for page in record.get("pages", {}).values():
-        page["verdicts"] = {k: VerdictRecord.load(v) for k, v in page["verdicts"].items()}
-    return record
+    return BuildRecord.load(path) if path.exists() else None
 
 
-def failing_cells(record: dict) -> list[dict]:
-    """Every failing cell of the record, each with its page and file."""
-    pages = record.get("pages", {})
-    return [
-        {"page": name, "path": page["path"], **cell}
-        for name, page in pages.items()
-        for cell in page["failing_cells"]
-    ]
-
-
-def home_verdicts(record_pages: dict) -> dict[str, VerdictRecord]:
+def home_verdicts(pages: dict[str, PageRecord]) -> dict[str, VerdictRecord]:
     """Each claim's verdict as the pages found it, preferring its own page's, with what its
     page says ("" where it says nothing)."""
     home = {}
-    for page, found in sorted(record_pages.items()):
-        for claim_id, data in found["verdicts"].items():
+    for page, found in sorted(pages.items()):
+        for claim_id, data in found.verdicts.items():
             if data.page == page or claim_id not in home:
                 home[claim_id] = data
     return {
-        claim_id: replace(data, statement=statement(record_pages, data.page, claim_id)["text"])
+        claim_id: replace(data, statement=statement(pages, data.page, claim_id).text)
         for claim_id, data in home.items()
     }
 
 
-def statement(record_pages: dict, page: str, claim_id: str) -> dict:
+def statement(pages: dict[str, PageRecord], page: str, claim_id: str) -> Statement:
     """What `page` says of `claim_id` and its line (empty where it says nothing)."""
-    return record_pages.get(page, {}).get("statements", {}).get(claim_id, {"text": "", "line": 0})
+    return pages[page].statement(claim_id) if page in pages else Statement()
 
 
 def setup(app):
@@ -313,4 +295,4 @@ def setup(app):
     problems = ProblemLog(app)
     app.connect("config-inited", problems.attach, priority=0)
     app.connect("build-finished", problems.write)
-    return {**SERIAL, "env_version": 2}  # 2: a page's verdicts are typed (VerdictRecord)
+    return {**SERIAL, "env_version": 3}  # 3: a page's record is typed (PageRecord)

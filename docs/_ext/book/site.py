@@ -11,7 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -24,9 +24,9 @@ from book.drift import build_report, cause_pieces, read_report, summary, to_mark
 from book.markdown import Inline
 from book.notebooks import executed_notebook
 from book.outputs import compare_builds
-from book.record import book_data, build_record, failing_cells, home_verdicts
+from book.record import book_data, build_record, home_verdicts
 from chapter2.claims.registry import Status, counted
-from chapter2.records import ClaimsReport, SitePlan, jsonable
+from chapter2.records import ClaimsReport, PageRecord, SitePlan, jsonable
 from chapter2.releases import release_key
 
 REPORT_PAGE = "drift-report"
@@ -67,10 +67,14 @@ def drift_report(env, build: Path) -> dict:
     # What this build plays, and the claims modules a process of that JAX could not load;
     # its claims as the pages showed them
     release = ClaimsReport.load(config.book_drift_claims)
-    shown = replace(release, claims=list(home_verdicts(record["pages"]).values()))
+    shown = replace(release, claims=list(home_verdicts(record.pages).values()))
+    failing = [  # as the report lists them, each with its page and file
+        {"page": page, "path": record.pages[page].path, **asdict(cell)}
+        for page, cell in record.failing_cells()
+    ]
     return build_report(
         shown,
-        failing_cells(record),
+        failing,
         claims_report(config.book_drift_baseline_claims),
         book_commit(Path(env.srcdir).parent),
         compare_builds(baseline, {p: n for p, n in notebooks.items() if n})
@@ -118,8 +122,8 @@ def banner(app, doctree, docname) -> None:
         return
     jax, versions = release.jax, app.config.book_site_versions
     baseline = versions[0] if versions else "the baseline"
-    page = book_data(app.env).pages.get(docname, {})  # read only: the pages are written
-    shown = list(page.get("verdicts", {}).values())
+    page = book_data(app.env).pages.get(docname, PageRecord())  # read only: pages are written
+    shown = list(page.verdicts.values())
     differ = [v for v in shown if v.status is Status.DRIFTED]
     if not shown:
         said = "This page shows no claim."
@@ -130,7 +134,7 @@ def banner(app, doctree, docname) -> None:
         )
     else:
         said = f"Every claim this page shows holds under it ({len(shown)})."
-    failed = page.get("failing_cells", [])
+    failed = page.failing_cells
     if failed:
         what = "what it prints" if len(failed) == 1 else "what they print"
         said += (

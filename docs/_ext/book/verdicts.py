@@ -186,7 +186,7 @@ class NeedsEveryPage(SphinxDirective):
     `{claim-checks}`, each claim, what this build's check found and the check's code."""
 
     def note_page(self) -> None:
-        book_data(self.env).page(self.env.docname)["needs_every_page"] = True
+        book_data(self.env).page(self.env.docname).needs_every_page = True
         if Path(self.config.book_claims_matrix).is_file():  # a new matrix: read again
             self.env.note_dependency(self.config.book_claims_matrix)
 
@@ -207,7 +207,7 @@ class VersionNote(NeedsEveryPage):
     def run(self):
         self.note_page()
         claim_ids = self.arguments[0].split()
-        book_data(self.env).page(self.env.docname)["noted"] += claim_ids
+        book_data(self.env).page(self.env.docname).noted += claim_ids
         node = note_release(claims=claim_ids, before=self.options.get("before"))
         before = release_before(claim_ids, read_matrix(self.config.book_claims_matrix))
         if before is not None and node["before"]:  # what that release did, in its words
