@@ -49,7 +49,7 @@ def test_every_failing_cell_is_named_at_the_end_at_its_file_and_line(tmp_path):
     with opened(cache) as records:  # a page with a failing cell is executed again next time
         assert {Path(r.uri).stem for r in records.list_cache_records()} == {"fine"}
     record = read_record(docs / "_build")  # the summary's one source: no warning file is read
-    assert [record.pages[page].path for page, _ in record.failing_cells()] == [
+    assert [cell.path for cell in record.failing_cells] == [
         "docs/first.md",
         "docs/first.md",
         "docs/second.md",
@@ -305,7 +305,7 @@ def test_a_failing_cell_does_not_stop_its_page(tmp_path):
         tmp_path, {"page": ["print('before')", "1 / 0", "print('after ' * 2)", "int('x')"]}
     )
     build(docs)
-    cells = [cell for _, cell in read_record(docs / "_build").failing_cells()]
+    cells = read_record(docs / "_build").failing_cells
     assert [(c.error, c.after_a_failure) for c in cells] == [
         ("ZeroDivisionError: division by zero", False),
         ("ValueError: invalid literal for int() with base 10: 'x'", True),

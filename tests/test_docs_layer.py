@@ -205,7 +205,8 @@ def test_a_warnings_location_names_its_file_line_and_page_in_every_form_sphinx_g
 
 
 def test_a_failing_cell_says_its_error_then_its_last_lines():
-    failure = FailingCell(1, "x = 1\n\ny = 2\nassert x == 2", "AssertionError: ", "", [], False)
+    cell = "x = 1\n\ny = 2\nassert x == 2"
+    failure = FailingCell("p", "docs/p.md", 1, cell, "AssertionError: ", [])
     lines = record.failure_lines(failure)
     assert lines == ["AssertionError: ", "    | y = 2", "    | assert x == 2"]
     later = record.failure_lines(replace(failure, after_a_failure=True))
@@ -219,9 +220,17 @@ def made_up_record() -> BuildRecord:
         "ClaimDrift: claim 'fused' (page fusion) drifted on JAX 0.4.38.\n"
         "  its check:     src/chapter2/claims/pages/fusion.py:40"
     )
+    fusion_md = ("fusion", "docs/fusion.md")
     cells = [
-        FailingCell(120, 'verify_each(["fused", "kept"])', drift, "", ["fused", "kept"], False),
-        FailingCell(130, "print(fused)", "NameError: name 'fused' is not defined", "", [], True),
+        FailingCell(*fusion_md, 120, 'verify_each(["fused", "kept"])', drift, ["fused", "kept"]),
+        FailingCell(
+            *fusion_md,
+            130,
+            "print(fused)",
+            "NameError: name 'fused' is not defined",
+            [],
+            after_a_failure=True,
+        ),
     ]
     fusion = PageRecord(
         path="docs/fusion.md",

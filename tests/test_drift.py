@@ -6,7 +6,14 @@ from dataclasses import replace
 from book import drift, matrix
 from book.markdown import as_markdown
 
-from chapter2.records import ClaimsReport, Kind, Status, VerdictRecord, jsonable
+from chapter2.records import (
+    ChangedOutput,
+    ClaimsReport,
+    FailingCell,
+    Kind,
+    Status,
+    VerdictRecord,
+)
 
 
 def verdict(claim_id, status, kind="asserted", expected=None, observed=None, evidence="..."):
@@ -36,37 +43,35 @@ REPORT = claims_report(
     verdict("cpu-bug", "differs here", kind="observed", evidence="closure version wrong: False"),
     verdict("no-ynn", "cannot check", kind="observed", evidence="no YNN fusion in this JAX"),
 )
+
+
+def failing(page, cell, error, claims=(), error_type=""):
+    return FailingCell(page, f"docs/{page}.md", 1, cell, error, list(claims), False, error_type)
+
+
 FAILURES = [
-    {
-        "page": "jaxprs",
-        "cell": "print(closed.jaxpr is closed)",
-        "error": (
-            "ClaimDrift: claim 'merged' (page jaxprs) drifted on JAX 0.10.2.\n  the book says: ..."
-        ),
-        "error_type": "ClaimDrift",
-        "claims": ["merged", "fine"],  # the verdicts the cell shows
-    },
-    {
-        "page": "fusion",
-        "cell": "1 / 0",
-        "error": "ZeroDivisionError: division by zero",
-        "error_type": "ZeroDivisionError",
-        "claims": [],
-    },
+    failing(
+        "jaxprs",
+        "print(closed.jaxpr is closed)",
+        "ClaimDrift: claim 'merged' (page jaxprs) drifted on JAX 0.10.2.\n  the book says: ...",
+        ["merged", "fine"],  # the verdicts the cell shows
+        "ClaimDrift",
+    ),
+    failing("fusion", "1 / 0", "ZeroDivisionError: division by zero", [], "ZeroDivisionError"),
 ]
 
 
 def test_changes_are_the_drifted_claims_and_the_machine_is_apart():
     report = drift.build_report(REPORT, FAILURES)
-    assert [c.id for c in report["changed_claims"]] == ["merged", "gone"]
-    assert [c.id for c in report["environment_dependent"]] == ["cpu-bug"]
-    assert [c.id for c in report["cannot_check"]] == ["no-ynn"]
+    assert [c.id for c in report.changed_claims] == ["merged", "gone"]
+    assert [c.id for c in report.environment_dependent] == ["cpu-bug"]
+    assert [c.id for c in report.cannot_check] == ["no-ynn"]
 
 
 def test_every_failing_cell_is_attributed_or_said_to_be_unexplained():
     report = drift.build_report(REPORT, FAILURES)
-    assert [c["claims"] for c in report["failing_cells"]] == [["merged"], []]
-    assert [c["page"] for c in report["unexplained_cells"]] == ["fusion"]
+    assert [c.claims for c in report.failing_cells] == [["merged"], []]
+    assert [c.page for c in report.unexplained_cells] == ["fusion"]
 
 
 def test_markdown_says_what_to_rewrite_without_a_traceback():
@@ -103,10 +108,10 @@ def test_a_multi_line_printout_is_fenced_not_indented_into_a_list():
 
 
 def test_a_report_changed_when_a_claim_drifted_or_a_cell_failed_and_not_otherwise():
-    assert drift.anything_changed(drift.build_report(REPORT, FAILURES))
+    assert drift.build_report(REPORT, FAILURES).anything_changed
     fine = claims_report(verdict("fine", "holds", expected={}, observed={}))
-    assert not drift.anything_changed(drift.build_report(fine, []))
-    assert drift.anything_changed(drift.build_report(fine, FAILURES))
+    assert not drift.build_report(fine, []).anything_changed
+    assert drift.build_report(fine, FAILURES).anything_changed
 
 
 def test_matrix_finds_since_when_each_claim_holds():
@@ -159,9 +164,9 @@ def test_a_change_is_shown_beside_the_baselines_recorded_result():
         jax="0.12.0.1",
     )
     report = drift.build_report(REPORT, FAILURES, baseline)
-    merged = next(c for c in report["changed_claims"] if c.id == "merged")
+    merged = next(c for c in report.changed_claims if c.id == "merged")
     assert merged.baseline == {"status": "holds", "observed": {"type": "Jaxpr"}}
-    gone = next(c for c in report["changed_claims"] if c.id == "gone")
+    gone = next(c for c in report.changed_claims if c.id == "gone")
     assert gone.baseline is None  # the baseline did not record it
     text = drift.to_markdown(report)
     assert "against the baseline's recorded results: JAX 0.12.0.1, recorded 2026-11-30" in text
@@ -187,7 +192,7 @@ def test_claims_that_rest_on_a_drifted_claim_form_its_cause():
         _drifted("alone", rests_on=["holds-here"]),  # its basis did not drift
     )
     report = drift.build_report(claims, [])
-    assert [[c.id for c in cause["claims"]] for cause in report["causes"]] == [
+    assert [[c.id for c in cause.claims] for cause in report.causes] == [
         ["barrier", "traffic", "memory"],
         ["repr"],
         ["alone"],
@@ -201,22 +206,20 @@ def test_claims_that_rest_on_a_drifted_claim_form_its_cause():
 
 def test_a_cell_that_several_causes_explain_is_shown_once_and_named_under_each():
     claims = claims_report(_drifted("a"), _drifted("b"))
-    quiz = {
-        "page": "quiz",
-        "cell": "verify_each(['a', 'b'])",
-        "error": (
-            "ClaimDrift: claim 'a' (page demo) drifted on JAX 0.10.2.\n"
-            "claim 'b' (page demo) drifted on JAX 0.10.2."
-        ),
-        "error_type": "ClaimDrift",
-        "claims": ["a", "b"],
-    }
+    quiz = failing(
+        "quiz",
+        "verify_each(['a', 'b'])",
+        "ClaimDrift: claim 'a' (page demo) drifted on JAX 0.10.2.\n"
+        "claim 'b' (page demo) drifted on JAX 0.10.2.",
+        ["a", "b"],
+        "ClaimDrift",
+    )
     report = drift.build_report(claims, [quiz])
-    assert [len(cause["failing_cells"]) for cause in report["causes"]] == [1, 1]
+    assert [len(cause.failing_cells) for cause in report.causes] == [1, 1]
     text = drift.to_markdown(report)
     assert text.count("#### page `quiz`") == 1
     assert "- page `quiz`: shown under cause 1" in text.split("## Cause 2: b")[1]
-    lost = {"page": "fusion", "cell": "1 / 0", "error": "ZeroDivisionError", "claims": []}
+    lost = failing("fusion", "1 / 0", "ZeroDivisionError")
     beside_one_unexplained = drift.build_report(claims, [quiz, lost])  # 2 failing, 2 under causes
     said = drift.summary(beside_one_unexplained, 2)
     assert "of them 1 failing cell and 0 changed outputs explained by no claim" in said
@@ -227,23 +230,23 @@ def test_a_cell_that_several_causes_explain_is_shown_once_and_named_under_each()
 
 def test_a_changed_output_goes_to_the_nearest_drifted_claim_its_section_checks_after_it():
     claims = claims_report(_drifted("merged"), _drifted("other"), verdict("kept", "holds"))
-    change = {
-        "page": "jaxprs",
-        "cell_index": 4,
-        "cell": "print(type(closed).__name__)",
-        "output": "stdout",
-        "diff": "-Jaxpr\n+ClosedJaxpr",
-        "checked_after": ["kept", "other", "merged"],  # a claim that holds explains nothing
-    }
-    unchecked = {**change, "diff": "-3\n+4", "checked_after": ["kept"]}
+    change = ChangedOutput(
+        page="jaxprs",
+        cell_index=4,
+        cell="print(type(closed).__name__)",
+        output="stdout",
+        diff="-Jaxpr\n+ClosedJaxpr",
+        checked_after=["kept", "other", "merged"],  # a claim that holds explains nothing
+    )
+    unchecked = replace(change, diff="-3\n+4", checked_after=["kept"])
     report = drift.build_report(claims, [], outputs=[change, unchecked])
-    assert [c["claims"] for c in report["changed_outputs"]] == [["other"], []]
-    assert report["unexplained_outputs"] == [report["changed_outputs"][1]]
+    assert [c.claims for c in report.changed_outputs] == [["other"], []]
+    assert report.unexplained_outputs == [report.changed_outputs[1]]
 
 
 def test_a_cell_that_shows_a_drift_but_fails_otherwise_keeps_its_code_and_error():
-    cell = {**FAILURES[0], "error": "NameError: name 'closed' is not defined"}
-    text = drift.to_markdown(drift.build_report(REPORT, [{**cell, "error_type": "NameError"}]))
+    cell = replace(FAILURES[0], error="NameError: name 'closed' is not defined")
+    text = drift.to_markdown(drift.build_report(REPORT, [replace(cell, error_type="NameError")]))
     merged = text.split("## Cause 1: merged")[1].split("## Cause 2")[0]
     assert "```python\nprint(closed.jaxpr is closed)\n```" in merged
     assert "NameError: name 'closed' is not defined" in merged
@@ -274,7 +277,7 @@ def test_a_cause_shows_what_jax_gave_as_it_is_in_the_file_and_on_the_page():
             observed={"is a __ynn_fusion": False, "kinds": ["k`Loop"]},
         )
     )
-    [cause] = drift.build_report(claims, [])["causes"]
+    [cause] = drift.build_report(claims, []).causes
     pieces = drift.cause_pieces(cause)
     assert ("code", "['k`Loop']") in pieces  # a value is code on the page, backtick and all
     text = as_markdown(pieces)
@@ -291,15 +294,17 @@ def test_a_report_names_its_commit_and_what_it_did_not_check():
     """A report cannot lag the book unseen: it keeps the book's commit and the claims it
     checked, and its summary names the claims the book states now that it did not check."""
     report = drift.build_report(REPORT, [], commit="abc1234")
-    assert report["commit"] == "abc1234"
-    assert report["claim_ids"] == ["cpu-bug", "fine", "gone", "merged", "no-ynn"]
+    assert report.commit == "abc1234"
+    assert report.claim_ids == ["cpu-bug", "fine", "gone", "merged", "no-ynn"]
     now = {"fine", "merged", "gone", "cpu-bug", "no-ynn", "added-since"}
     said = drift.summary(report, len(now), now)
     assert "from the book at commit abc1234, 5 claims checked (the book now states 6)" in said
     assert "it did not check added-since" in said
     assert "did not check" not in drift.summary(report, 5, now - {"added-since"})
-    older = {k: v for k, v in report.items() if k not in ("commit", "claim_ids")}
-    assert "from a book whose commit it does not record" in drift.summary(older, 6, now)
+    older = replace(report, commit=None, claim_ids=None)  # as reports before December 2026
+    said = drift.summary(older, 6, now)
+    assert "from a book whose commit it does not record" in said
+    assert "did not check" not in said  # it did not record what it checked
 
 
 def test_the_matrix_keeps_the_machine_a_release_ran_on_and_never_fills_one_in():
@@ -315,9 +320,9 @@ def test_python_m_book_runs_each_command_and_names_them_when_asked_otherwise(tmp
     from book.__main__ import main
 
     changed, fine = tmp_path / "changed.json", tmp_path / "fine.json"
-    changed.write_text(json.dumps(drift.build_report(REPORT, FAILURES), default=jsonable))
+    drift.build_report(REPORT, FAILURES).dump(changed)
     report = claims_report(verdict("fine", "holds", expected={}, observed={}))
-    fine.write_text(json.dumps(drift.build_report(report, []), default=jsonable))
+    drift.build_report(report, []).dump(fine)
     assert main(["drift", str(changed)]) == 1  # the drift command's own exit status
     assert main(["drift", str(fine)]) == 0
     for runs in ("0.10.2", "0.11.2"):

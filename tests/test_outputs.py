@@ -155,13 +155,13 @@ def _planted(tmp_path: Path) -> Path:
 def test_a_planted_printout_no_claim_covers_is_listed_under_no_claim(tmp_path):
     other = _planted(tmp_path)
     unchanged = outputs.compare_builds(BASELINE, notebooks(OTHER))
-    assert not drift.anything_changed(drift.build_report(_claims(), [], outputs=unchanged))
+    assert not drift.build_report(_claims(), [], outputs=unchanged).anything_changed
     changes = outputs.compare_builds(BASELINE, notebooks(other))
     report = drift.build_report(_claims(), [], outputs=changes)
-    assert drift.anything_changed(report)
-    [change] = report["unexplained_outputs"]
-    assert (change["page"], change["output"]) == ("memory-layout", "stdout")
-    assert "+ %transpose.0 = f32[2000,2000]{0,1} copy(%param_0.1)" in change["diff"]
+    assert report.anything_changed
+    [change] = report.unexplained_outputs
+    assert (change.page, change.output) == ("memory-layout", "stdout")
+    assert "+ %transpose.0 = f32[2000,2000]{0,1} copy(%param_0.1)" in change.diff
     text = drift.to_markdown(report)
     assert "No claim explains 1 changed output:" in text
     unexplained = text.split("## Explained by no claim")[1]
@@ -173,9 +173,9 @@ def test_a_changed_output_goes_to_the_drifted_claim_its_section_verifies(tmp_pat
     other = _planted(tmp_path)
     changes = outputs.compare_builds(BASELINE, notebooks(other))
     report = drift.build_report(_claims(MATERIALIZED), [], outputs=changes)
-    [cause] = report["causes"]
-    assert [c["cell_index"] for c in cause["changed_outputs"]] == [5]
-    assert report["unexplained_outputs"] == []
+    [cause] = report.causes
+    assert [c.cell_index for c in cause.changed_outputs] == [5]
+    assert report.unexplained_outputs == []
 
 
 def test_a_section_ends_at_a_heading_not_at_a_hash_line_in_a_fence():

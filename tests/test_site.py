@@ -29,7 +29,7 @@ from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
 from chapter2.claims import Kind, claims
 from chapter2.figures import WHISKERS_ALT
-from chapter2.records import PageRecord
+from chapter2.records import DriftReport, PageRecord
 from chapter2.releases import baseline_jax
 from chapter2.runs import recorded_run, recorded_runs
 from chapter2.timing import times_text
@@ -673,24 +673,24 @@ def test_the_helpers_page_shows_what_a_reader_calls_in_at_most_3000_words(soups)
 
 def test_the_drift_page_sums_up_every_committed_report_newest_first(soups):
     article = soups["drift-report.html"].find("article")
-    reports = [json.loads(p.read_text()) for p in (ROOT / "data" / "drift").glob("*/report.json")]
+    reports = [DriftReport.load(p) for p in (ROOT / "data" / "drift").glob("*/report.json")]
     assert reports, "no committed drift report"
     sections = {  # each section of the page under its heading, in the page's order
         text_of(heading, leaving_out="a.headerlink"): heading.parent
         for heading in article.select("section > h2")
     }
-    headings = [f"JAX {r['jax']}" for r in reports]
+    headings = [f"JAX {r.jax}" for r in reports]
     assert [h for h in sections if h in headings] == sorted(
         headings, key=lambda h: [int(n) for n in h.split()[1].split(".")], reverse=True
     )
     now = len(json.loads((ROOT / f"data/matrix/jax-{baseline_jax()}.json").read_text())["claims"])
     for report in reports:
-        section = sections[f"JAX {report['jax']}"]
+        section = sections[f"JAX {report.jax}"]
         said = text_of(section.find("p"))  # the first paragraph under the heading
-        assert said.startswith(f"Recorded {report['recorded']} from ")
+        assert said.startswith(f"Recorded {report.recorded} from ")
         assert said == summary(report, now)
-        for cause in report["causes"]:
-            assert cause["name"] in text_of(section)
+        for cause in report.causes:
+            assert cause.name in text_of(section)
     downloads = [
         tag["href"]
         for tag in article.find_all(href=True)

@@ -164,12 +164,15 @@ class Statement:
 class FailingCell:
     """A cell that raised, as its page's executed notebook shows it."""
 
-    line: int | None  # the cell's line in its page's source
+    page: str
+    path: str  # its page's source, from the folder above the sources
+    line: int | None  # the cell's line there
     cell: str  # its code
     error: str  # "ErrorType: message"
-    error_type: str
-    claims: list[str]  # the claims whose verdicts its output shows
-    after_a_failure: bool  # an earlier cell of the same page failed
+    claims: list[str]  # the claims whose verdicts its output shows (in a drift report's
+    # causes, the drifted ones among them)
+    after_a_failure: bool = False  # an earlier cell of the same page failed
+    error_type: str = ""  # not recorded in drift reports before December 2026
 
 
 @dataclasses.dataclass(frozen=True)
@@ -224,15 +227,115 @@ class BuildRecord:
     pages: dict[str, PageRecord]
     problems: list[Problem]
 
-    def failing_cells(self) -> list[tuple[str, FailingCell]]:
-        """Every failing cell, with its page, page by page."""
-        return [(name, c) for name, page in self.pages.items() for c in page.failing_cells]
+    @property
+    def failing_cells(self) -> list[FailingCell]:
+        """Every failing cell, page by page."""
+        return [c for page in self.pages.values() for c in page.failing_cells]
 
     @classmethod
     def load(cls, path: str | Path) -> "BuildRecord":
         found = json.loads(Path(path).read_text())
         found["pages"] = {k: PageRecord.load(v) for k, v in found["pages"].items()}
         found["problems"] = [Problem(**p) for p in found["problems"]]
+        return cls(**found)
+
+    def dump(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+
+
+@dataclasses.dataclass(frozen=True)
+class ChangedOutput:
+    """An output of a cell that differs, masked, from the same cell's in the baseline build."""
+
+    page: str
+    cell_index: int  # among its page's code cells
+    cell: str  # its code
+    output: str  # the kind of output: "stdout", "text/plain"
+    diff: str  # the changed lines, "-" before and "+" after
+    checked_after: list[str]  # the claims its section checks after it
+    claims: list[str] = dataclasses.field(default_factory=list)  # the drifted claim it goes to
+
+    @classmethod
+    def load(cls, data: Mapping[str, Any]) -> "ChangedOutput":
+        """As any report wrote it: those before December 2026 also kept both outputs whole
+        ("before", "after"), which the diff says in short; they are not read."""
+        return cls(**{k: v for k, v in data.items() if k not in ("before", "after")})
+
+
+@dataclasses.dataclass(frozen=True)
+class Cause:
+    """Drifted claims with one root (the first; the others rest on it), and the failing cells
+    and changed outputs it explains."""
+
+    name: str  # the root claim's id
+    claims: list[VerdictRecord]
+    failing_cells: list[FailingCell]
+    changed_outputs: list[ChangedOutput]
+
+    @classmethod
+    def load(cls, data: Mapping[str, Any]) -> "Cause":
+        return cls(
+            data["name"],
+            [VerdictRecord.load(v) for v in data["claims"]],
+            [FailingCell(**c) for c in data["failing_cells"]],
+            [ChangedOutput.load(c) for c in data["changed_outputs"]],
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class DriftReport:
+    """The book under another JAX, against the baseline: its claims as that build's pages
+    showed them, grouped by cause, each failing cell and changed output given to the claim
+    that explains it, or to none (`book.drift.build_report` makes it)."""
+
+    jax: str
+    jaxlib: str
+    python: str
+    recorded: str
+    claims_checked: int
+    changed_claims: list[VerdictRecord]
+    causes: list[Cause]
+    modules_not_loaded: dict[str, str]
+    failing_cells: list[FailingCell]
+    unexplained_cells: list[FailingCell]
+    outputs_compared: bool  # False: no baseline build to compare with
+    changed_outputs: list[ChangedOutput]
+    unexplained_outputs: list[ChangedOutput]
+    environment_dependent: list[VerdictRecord]  # facts of the machine: reported, not drift
+    cannot_check: list[VerdictRecord]
+    baseline: dict[str, str] | None  # the baseline's recorded claims: {"jax", "recorded"}
+    commit: str | None = None  # the book's; not recorded before December 2026
+    claim_ids: list[str] | None = None  # the claims checked; not recorded then either
+
+    @property
+    def anything_changed(self) -> bool:
+        """Whether a claim, a cell, an output or a claims module changed."""
+        return bool(
+            self.changed_claims
+            or self.failing_cells
+            or self.changed_outputs
+            or self.modules_not_loaded
+        )
+
+    @property
+    def shared(self) -> bool:
+        """Whether a failing cell or changed output is explained by more than one cause."""
+        cells = sum(len(c.failing_cells) for c in self.causes)
+        outputs = sum(len(c.changed_outputs) for c in self.causes)
+        return cells > len(self.failing_cells) - len(self.unexplained_cells) or outputs > len(
+            self.changed_outputs
+        ) - len(self.unexplained_outputs)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "DriftReport":
+        found = json.loads(Path(path).read_text())
+        for key in ("changed_claims", "environment_dependent", "cannot_check"):
+            found[key] = [VerdictRecord.load(v) for v in found[key]]
+        for key in ("failing_cells", "unexplained_cells"):
+            found[key] = [FailingCell(**c) for c in found[key]]
+        for key in ("changed_outputs", "unexplained_outputs"):
+            found[key] = [ChangedOutput.load(c) for c in found[key]]
+        found["causes"] = [Cause.load(c) for c in found["causes"]]
         return cls(**found)
 
     def dump(self, path: str | Path) -> None:

@@ -1,7 +1,6 @@
 """The drift report under another JAX: drifted claims grouped by cause (`rests_on`), each
 failing cell and changed output given to the claim that explains it, or to none."""
 
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -10,7 +9,15 @@ import jinja2
 
 from book.markdown import Inline, as_markdown, escape, quoted, with_code
 from chapter2.claims.registry import ClaimDrift, Observation, counted
-from chapter2.records import ClaimsReport, Status, VerdictRecord
+from chapter2.records import (
+    Cause,
+    ChangedOutput,
+    ClaimsReport,
+    DriftReport,
+    FailingCell,
+    Status,
+    VerdictRecord,
+)
 
 
 def with_status(verdicts: list[VerdictRecord], *statuses: Status) -> list[VerdictRecord]:
@@ -33,11 +40,11 @@ def causes(drifted: list[VerdictRecord]) -> list[list[VerdictRecord]]:
 
 def build_report(
     claims_report: ClaimsReport,
-    failures: list[dict],
+    failures: list[FailingCell],
     baseline: ClaimsReport | None = None,
     commit: str | None = None,
-    outputs: list[dict] | None = None,
-) -> dict:
+    outputs: list[ChangedOutput] | None = None,
+) -> DriftReport:
     """The report as data: the claims as this build's pages showed them, against the
     baseline's (`outputs`: None when no baseline build was compared; `commit`: the book's)."""
     verdicts = claims_report.claims
@@ -50,67 +57,47 @@ def build_report(
         for claim in with_status(verdicts, Status.DRIFTED)
     ]
     ids = {c.id for c in drifted}  # each failing cell with the drifted claims it shows
-    cells = [{**f, "claims": [c for c in f["claims"] if c in ids]} for f in failures]
-    failed = {(c["page"], c["cell"]) for c in failures}  # their outputs are the error's
+    cells = [replace(f, claims=[c for c in f.claims if c in ids]) for f in failures]
+    failed = {(c.page, c.cell) for c in failures}  # their outputs are the error's
     changes = [
         # a changed output goes to the first drifted claim its section checks after it
-        {**c, "claims": [claim for claim in c["checked_after"] if claim in ids][:1]}
+        replace(c, claims=[claim for claim in c.checked_after if claim in ids][:1])
         for c in outputs or []
-        if (c["page"], c["cell"]) not in failed
+        if (c.page, c.cell) not in failed
     ]
     grouped = []
     for group in causes(drifted):
         ids = {c.id for c in group}
         grouped.append(
-            {
-                "name": group[0].id,
-                "claims": group,
-                "failing_cells": [c for c in cells if ids & set(c["claims"])],
-                "changed_outputs": [c for c in changes if ids & set(c["claims"])],
-            }
+            Cause(
+                name=group[0].id,
+                claims=group,
+                failing_cells=[c for c in cells if ids & set(c.claims)],
+                changed_outputs=[c for c in changes if ids & set(c.claims)],
+            )
         )
-    return {
-        "jax": claims_report.jax,
-        "jaxlib": claims_report.jaxlib,
-        "python": claims_report.python,
-        "recorded": claims_report.recorded,
-        "commit": commit,  # the book's, so the page says which it checked
-        "claims_checked": len(verdicts),
-        "claim_ids": sorted(v.id for v in verdicts),
-        "changed_claims": drifted,
-        "causes": grouped,
-        "modules_not_loaded": claims_report.modules_not_loaded,
-        "failing_cells": cells,
-        "unexplained_cells": [c for c in cells if not c["claims"]],
-        "outputs_compared": outputs is not None,
-        "changed_outputs": changes,
-        "unexplained_outputs": [c for c in changes if not c["claims"]],
-        "environment_dependent": with_status(verdicts, Status.AS_SPECIFIED, Status.DIFFERS_HERE),
-        "cannot_check": with_status(verdicts, Status.CANNOT_CHECK),
-        "baseline": (
+    return DriftReport(
+        jax=claims_report.jax,
+        jaxlib=claims_report.jaxlib,
+        python=claims_report.python,
+        recorded=claims_report.recorded,
+        commit=commit,  # the book's, so the page says which it checked
+        claims_checked=len(verdicts),
+        claim_ids=sorted(v.id for v in verdicts),
+        changed_claims=drifted,
+        causes=grouped,
+        modules_not_loaded=claims_report.modules_not_loaded,
+        failing_cells=cells,
+        unexplained_cells=[c for c in cells if not c.claims],
+        outputs_compared=outputs is not None,
+        changed_outputs=changes,
+        unexplained_outputs=[c for c in changes if not c.claims],
+        environment_dependent=with_status(verdicts, Status.AS_SPECIFIED, Status.DIFFERS_HERE),
+        cannot_check=with_status(verdicts, Status.CANNOT_CHECK),
+        baseline=(
             {"jax": baseline.jax, "recorded": baseline.recorded} if baseline is not None else None
         ),
-    }
-
-
-# The report's lists of verdicts, beside each cause's "claims".
-VERDICT_LISTS = ("changed_claims", "environment_dependent", "cannot_check")
-
-
-def read_report(path: Path) -> dict:
-    """A report as `build_report` made it, from its file: its verdicts typed."""
-    report = json.loads(Path(path).read_text())
-    for key in VERDICT_LISTS:
-        report[key] = [VerdictRecord.load(v) for v in report[key]]
-    for cause in report["causes"]:
-        cause["claims"] = [VerdictRecord.load(v) for v in cause["claims"]]
-    return report
-
-
-def anything_changed(report: dict) -> bool:
-    """Whether a claim, a cell, an output or a claims module changed."""
-    keys = ("changed_claims", "failing_cells", "changed_outputs", "modules_not_loaded")
-    return any(report[key] for key in keys)
+    )
 
 
 def _differences(claim: VerdictRecord) -> list[str]:
@@ -146,9 +133,9 @@ def _short(value, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def cause_pieces(cause: dict) -> list[Inline]:
+def cause_pieces(cause: Cause) -> list[Inline]:
     """A cause in one sentence: its root claim's values, the claims with it, what it broke."""
-    root = cause["claims"][0]
+    root = cause.claims[0]
     out: list[Inline] = [("strong", root.id), ("text", " (page "), ("code", root.page)]
     out.append(("text", "): "))
     if root.expected is None:
@@ -157,63 +144,49 @@ def cause_pieces(cause: dict) -> list[Inline]:
         out += [("text", f"{'; ' if n else ''}{name}: the book expects ")]
         out += [("code", _short(root.expected[name])), ("text", ", this JAX gave ")]
         out += [("code", _short((root.observed or {}).get(name, "(nothing)")))]
-    others = [c.id for c in cause["claims"][1:]]
+    others = [c.id for c in cause.claims[1:]]
     with_it = f" With it: {', '.join(others)}." if others else ""
     counts = (
-        f" {counted(len(cause['failing_cells']), 'failing cell')}, "
-        f"{counted(len(cause['changed_outputs']), 'changed output')}."
+        f" {counted(len(cause.failing_cells), 'failing cell')}, "
+        f"{counted(len(cause.changed_outputs), 'changed output')}."
     )
     return [*out, ("text", f".{with_it}{counts}")]
 
 
-def summary(report: dict, claims_now: int, now: set[str] | None = None) -> str:
+def summary(report: DriftReport, claims_now: int, now: set[str] | None = None) -> str:
     """A report in a few sentences, saying which book it describes (`claims_now`: the claims
     the book states now; `now`, their ids, to name those the report did not check)."""
-    commit = report.get("commit")
+    checked = report.claims_checked
+    recorded = report.claim_ids is not None  # not by reports before December 2026
+    unchecked = sorted(now - set(report.claim_ids)) if now and recorded else []
     made = (
-        f"Recorded {report['recorded']} "
+        f"Recorded {report.recorded} "
         + (
-            f"from the book at commit {commit}"
-            if commit
+            f"from the book at commit {report.commit}"
+            if report.commit
             else "from a book whose commit it does not record"
         )
-        + f", {counted(report['claims_checked'], 'claim')} checked"
-        + ("" if report["claims_checked"] == claims_now else f" (the book now states {claims_now})")
-        + (
-            f"; it did not check {', '.join(sorted(now - set(report['claim_ids'])))}"
-            if now and "claim_ids" in report and now - set(report["claim_ids"])
-            else ""
-        )
+        + f", {counted(checked, 'claim')} checked"
+        + ("" if checked == claims_now else f" (the book now states {claims_now})")
+        + (f"; it did not check {', '.join(unchecked)}" if unchecked else "")
     )
-    if not anything_changed(report):
+    if not report.anything_changed:
         return f"{made}: every claim holds, every cell ran, no output changed."
     lost = [
-        counted(len(report["unexplained_cells"]), "failing cell"),
-        counted(len(report["unexplained_outputs"]), "changed output"),
+        counted(len(report.unexplained_cells), "failing cell"),
+        counted(len(report.unexplained_outputs), "changed output"),
     ]
     return (
-        f"{made}: {counted(len(report['changed_claims']), 'claim')} "
-        f"changed, in {counted(len(report['causes']), 'cause')}; "
-        f"{counted(len(report['failing_cells']), 'failing cell')}; "
-        f"{counted(len(report['changed_outputs']), 'changed output')}; of them "
+        f"{made}: {counted(len(report.changed_claims), 'claim')} "
+        f"changed, in {counted(len(report.causes), 'cause')}; "
+        f"{counted(len(report.failing_cells), 'failing cell')}; "
+        f"{counted(len(report.changed_outputs), 'changed output')}; of them "
         f"{' and '.join(lost)} explained by no claim (listed in the full report)."
-        + (f" {COUNTED_UNDER_EACH}" if shared(report) else "")
+        + (f" {COUNTED_UNDER_EACH}" if report.shared else "")
     )
 
 
 COUNTED_UNDER_EACH = "A cell or output that several causes explain is counted under each."
-
-
-def shared(report: dict) -> bool:
-    """Whether a failing cell or changed output is explained by more than one cause."""
-    explained = {
-        kind: len(report[kind]) - len(report[lost])
-        for kind, lost in (
-            ("failing_cells", "unexplained_cells"),
-            ("changed_outputs", "unexplained_outputs"),
-        )
-    }
-    return any(sum(len(c[kind]) for c in report["causes"]) > n for kind, n in explained.items())
 
 
 def _first_line(source: str) -> str:
@@ -250,31 +223,31 @@ TEMPLATE.filters.update(
 )
 
 
-def _once(causes_: list[dict]) -> tuple[list, list]:
+def _once(causes_: list[Cause]) -> tuple[list, list]:
     """Each cause's failing cells and changed outputs as (where it is shown, item): "" the
     first time an item appears, in full, then the cause that shows it."""
     shown: dict = {}
 
-    def listed(items: list[dict], where: str) -> list[tuple[str, dict]]:
+    def listed(items: list, where: str) -> list[tuple[str, FailingCell | ChangedOutput]]:
         out = []
         for item in items:
-            key = (item["page"], item["cell"], item.get("output"))
+            key = (item.page, item.cell, getattr(item, "output", None))
             out.append((shown.get(key, ""), item))
             shown.setdefault(key, where)
         return out
 
     cells, outputs = [], []
     for n, cause in enumerate(causes_, 1):
-        cells.append(listed(cause["failing_cells"], f"cause {n}"))
-        outputs.append(listed(cause["changed_outputs"], f"cause {n}"))
+        cells.append(listed(cause.failing_cells, f"cause {n}"))
+        outputs.append(listed(cause.changed_outputs, f"cause {n}"))
     return cells, outputs
 
 
-def to_markdown(report: dict) -> str:
+def to_markdown(report: DriftReport) -> str:
     """The report for a maintainer, as Markdown (templates/drift_report.md.jinja): a sentence
     per cause, each cause in full, the rest."""
-    causes_, cells, outputs = report["causes"], report["failing_cells"], report["changed_outputs"]
-    lost = {"cell": report["unexplained_cells"], "output": report["unexplained_outputs"]}
+    causes_, cells, outputs = report.causes, report.failing_cells, report.changed_outputs
+    lost = {"cell": report.unexplained_cells, "output": report.unexplained_outputs}
 
     def explained(items: list, kind: str) -> str:
         if not items:
@@ -285,7 +258,7 @@ def to_markdown(report: dict) -> str:
             else ", each explained by a claim"
         )
 
-    baseline = report.get("baseline")
+    baseline = report.baseline
     shown_cells, shown_outputs = _once(causes_)
     view = {
         "against": (
@@ -297,7 +270,7 @@ def to_markdown(report: dict) -> str:
         "cells_explained": explained(cells, "cell"),
         "compared": (
             f"; {counted(len(outputs), 'output')} changed{explained(outputs, 'output')}"
-            if report["outputs_compared"]
+            if report.outputs_compared
             else "; outputs not compared (no baseline build)"
         ),
         "causes": [as_markdown(cause_pieces(c)) for c in causes_],
@@ -307,7 +280,7 @@ def to_markdown(report: dict) -> str:
             if v
         ],
         "unexplained_number": f"{len(causes_) + 1}. " if causes_ else "",
-        "shared": COUNTED_UNDER_EACH if shared(report) else "",
+        "shared": COUNTED_UNDER_EACH if report.shared else "",
         "cells": shown_cells,
         "outputs": shown_outputs,
     }
@@ -319,7 +292,7 @@ def to_markdown(report: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     """`python -m book drift REPORT.json`: exits 1 (naming REPORT's .md) when it changed."""
     [path] = sys.argv[1:] if argv is None else argv
-    if anything_changed(json.loads(Path(path).read_text())):
+    if DriftReport.load(path).anything_changed:
         print(f"the book drifted: see {Path(path).with_suffix('.md')}", file=sys.stderr)
         return 1
     return 0

@@ -27,11 +27,11 @@ class Reported(NamedTuple):
     lines: list[str]
 
 
-def what_the_book_says(record: BuildRecord, page: str, failure: FailingCell) -> list[str]:
+def what_the_book_says(record: BuildRecord, failure: FailingCell) -> list[str]:
     """For each drifted claim a failing cell shows: where its page says it, and what."""
     pages, said = record.pages, []
     for claim_id in failure.claims:
-        verdict = pages[page].verdicts.get(claim_id)
+        verdict = pages[failure.page].verdicts.get(claim_id)
         if verdict is None or verdict.status is not Status.DRIFTED:
             continue
         home = verdict.page
@@ -45,11 +45,10 @@ def problems(record: BuildRecord) -> list[Reported]:
     """Every problem of the record by file and line: what Sphinx logged, each failing cell,
     and a problem that comes after a failing cell of its page marked as perhaps following."""
     found, first_failure = [], {}
-    for page, cell in record.failing_cells():
-        path = record.pages[page].path
-        first_failure.setdefault(path, cell.line or 0)
-        said = what_the_book_says(record, page, cell)
-        found.append(Reported(path, cell.line or 0, failure_lines(cell, said)))
+    for cell in record.failing_cells:
+        first_failure.setdefault(cell.path, cell.line or 0)
+        said = what_the_book_says(record, cell)
+        found.append(Reported(cell.path, cell.line or 0, failure_lines(cell, said)))
     for problem in record.problems:
         after = problem.line > first_failure.get(problem.path, problem.line)
         logged = problem.message.splitlines() or [""]  # as Sphinx's logger wrote it

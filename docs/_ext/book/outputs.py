@@ -12,7 +12,7 @@ from myst_nb.ext.glue import GLUE_PREFIX
 
 from book.notebooks import SETUP_TAG
 from chapter2.claims.registry import VERDICT_MIME
-from chapter2.records import VerdictRecord
+from chapter2.records import ChangedOutput, VerdictRecord
 from chapter2.timing import COMPARISON_MIME
 
 MEASURED_TAG = "measured"  # a cell whose outputs a timing chose: compared by their kinds alone
@@ -123,7 +123,7 @@ def _diff(before: str, after: str) -> str:
     return "\n".join(shown)
 
 
-def changed_outputs(baseline: dict, other: dict, page: str) -> list[dict]:
+def changed_outputs(baseline: dict, other: dict, page: str) -> list[ChangedOutput]:
     """Every output of `other` that differs, masked, from the same cell's in `baseline`."""
     changes = []
     for index, (before, after) in enumerate(
@@ -138,19 +138,19 @@ def changed_outputs(baseline: dict, other: dict, page: str) -> list[dict]:
             was, now = old.get(kind, ""), new.get(kind, "")
             if not same(was, now):
                 changes.append(
-                    {
-                        "page": page,
-                        "cell_index": index,
-                        "cell": source,
-                        "output": kind,
-                        "diff": _diff(was, now),
-                        "checked_after": after["checked_after"],
-                    }
+                    ChangedOutput(
+                        page=page,
+                        cell_index=index,
+                        cell=source,
+                        output=kind,
+                        diff=_diff(was, now),
+                        checked_after=after["checked_after"],
+                    )
                 )
     return changes
 
 
-def compare_builds(baseline: Path, notebooks: dict[str, dict]) -> list[dict]:
+def compare_builds(baseline: Path, notebooks: dict[str, dict]) -> list[ChangedOutput]:
     """The changed outputs of each page of `notebooks` against the baseline's folder."""
     changes = []
     for page, notebook in sorted(notebooks.items()):

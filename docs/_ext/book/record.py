@@ -92,7 +92,8 @@ class BookCollector(EnvironmentCollector):
         notebook = executed_notebook(build, app.config.nb_execution_cache_path, env.docname)
         if notebook is None:
             return
-        page.failing_cells, page.comparisons, page.checks = notebook_facts(notebook)
+        facts = notebook_facts(notebook, env.docname, source_path(env, env.docname))
+        page.failing_cells, page.comparisons, page.checks = facts
         for failure in page.failing_cells:
             logger.warning(
                 "\n".join(failure_lines(failure)),
@@ -114,7 +115,7 @@ class BookCollector(EnvironmentCollector):
         record = read_record(build_folder(app))
         if record is None:
             return []
-        named = {page for page, _ in record.failing_cells()}
+        named = {cell.page for cell in record.failing_cells}
         named |= {p.page for p in record.problems}
         return sorted(named & env.found_docs)
 
@@ -131,9 +132,17 @@ def statements(doctree: nodes.document) -> dict[str, Statement]:
     return found
 
 
-def notebook_facts(notebook) -> tuple[list[FailingCell], list[dict], list[str]]:
-    """An executed notebook's failing cells (with the claims whose verdicts they show),
-    timed comparisons (shown or glued), and the claims whose checks it ran."""
+def source_path(env, docname: str) -> str:
+    """A page's source, from the folder above the sources ("docs/fusion.md")."""
+    return str(Path(env.doc2path(docname)).relative_to(Path(env.srcdir).parent))
+
+
+def notebook_facts(
+    notebook, page: str, path: str
+) -> tuple[list[FailingCell], list[dict], list[str]]:
+    """The executed notebook of `page` (whose source is `path`): its failing cells (with the
+    claims whose verdicts they show), timed comparisons (shown or glued), and the claims whose
+    checks it ran."""
     lines = notebook.metadata.get("source_map", [])
     failing, comparisons, checks, earlier = [], [], [], False
     for index, cell in enumerate(notebook.cells):
@@ -146,6 +155,8 @@ def notebook_facts(notebook) -> tuple[list[FailingCell], list[dict], list[str]]:
             if output.get("output_type") == "error":
                 failing.append(
                     FailingCell(
+                        page=page,
+                        path=path,
                         line=lines[index] if index < len(lines) else None,
                         cell=cell.source.strip(),
                         error=f"{output['ename']}: {output['evalue']}",
@@ -244,13 +255,13 @@ def cached_runs(env) -> dict[float, float]:
 
 def build_record(env, problems: list[Problem]) -> BuildRecord:
     """What this build knows: versions, each page's facts and seconds, the problems."""
-    pages, root, runs = {}, Path(env.srcdir).parent, cached_runs(env)
+    pages, runs = {}, cached_runs(env)
     for docname, page in sorted(book_data(env).pages.items()):
         executed = NbMetadataCollector.get_exec_data(env, docname) or {}
         ran = executed.get("mtime")  # when it ran, in this build or, cached, before
         pages[docname] = replace(
             page,
-            path=str(Path(env.doc2path(docname)).relative_to(root)),
+            path=source_path(env, docname),
             seconds=executed.get("runtime"),
             executed_at=runs.get(ran, ran),
         )

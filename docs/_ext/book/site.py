@@ -11,7 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -20,13 +20,13 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL, build_folder
-from book.drift import build_report, cause_pieces, read_report, summary, to_markdown
+from book.drift import build_report, cause_pieces, summary, to_markdown
 from book.markdown import Inline
 from book.notebooks import executed_notebook
 from book.outputs import compare_builds
 from book.record import book_data, build_record, home_verdicts
 from chapter2.claims.registry import Status, counted
-from chapter2.records import ClaimsReport, PageRecord, SitePlan, jsonable
+from chapter2.records import ClaimsReport, DriftReport, PageRecord, SitePlan
 from chapter2.releases import release_key
 
 REPORT_PAGE = "drift-report"
@@ -68,13 +68,9 @@ def drift_report(env, build: Path) -> dict:
     # its claims as the pages showed them
     release = ClaimsReport.load(config.book_drift_claims)
     shown = replace(release, claims=list(home_verdicts(record.pages).values()))
-    failing = [  # as the report lists them, each with its page and file
-        {"page": page, "path": record.pages[page].path, **asdict(cell)}
-        for page, cell in record.failing_cells()
-    ]
     return build_report(
         shown,
-        failing,
+        record.failing_cells,
         claims_report(config.book_drift_baseline_claims),
         book_commit(Path(env.srcdir).parent),
         compare_builds(baseline, {p: n for p, n in notebooks.items() if n})
@@ -88,7 +84,7 @@ class ThisBuildsReport:
     per build)."""
 
     def __init__(self) -> None:
-        self.report: dict = {}
+        self.report: DriftReport | None = None
 
     def make(self, app, env) -> None:
         """`env-updated`: the report, from what the pages recorded."""
@@ -100,16 +96,14 @@ class ThisBuildsReport:
         for node in doctree.findall(this_report):
             uri = os.path.relpath(REPORT_FILE, Path(docname).parent)
             full = [nodes.reference("", "The full report", refuri=uri)]
-            node.replace_self(report_section(self.report, self.report["claims_checked"], full))
+            node.replace_self(report_section(self.report, self.report.claims_checked, full))
 
     def write(self, app, exception) -> None:
         """`build-finished`: the report beside the HTML folder; its Markdown also in the HTML,
         where its page links it."""
         if exception is None and app.config.book_drift_claims:
             build = build_folder(app)
-            (build / "report.json").write_text(
-                json.dumps(self.report, indent=2, default=jsonable) + "\n"
-            )
+            self.report.dump(build / "report.json")
             (build / REPORT_FILE).write_text(to_markdown(self.report))
             shutil.copy(build / REPORT_FILE, Path(app.outdir) / REPORT_FILE)
 
@@ -164,22 +158,22 @@ def inline(pieces: list[Inline]) -> list[nodes.Node]:
     return [marked[kind](t, t) if kind in marked else nodes.Text(t) for kind, t in pieces]
 
 
-def report_section(report: dict, claims_now: int, full: list[nodes.Node]) -> nodes.section:
+def report_section(report: DriftReport, claims_now: int, full: list[nodes.Node]) -> nodes.section:
     """A report summed up under its release: a few sentences, a sentence per cause, and `full`,
     the links to the whole report."""
-    section = nodes.section(ids=[nodes.make_id(f"jax {report['jax']}")])
-    section += nodes.title(text=f"JAX {report['jax']}")
+    section = nodes.section(ids=[nodes.make_id(f"jax {report.jax}")])
+    section += nodes.title(text=f"JAX {report.jax}")
     section += nodes.paragraph(text=summary(report, claims_now))
-    if report["causes"]:
+    if report.causes:
         causes = nodes.enumerated_list(enumtype="arabic", prefix="", suffix=".")
-        for cause in report["causes"]:
+        for cause in report.causes:
             causes += nodes.list_item("", nodes.paragraph("", "", *inline(cause_pieces(cause))))
         section += causes
     section += nodes.paragraph("", "", *full, nodes.Text("."))
     return section
 
 
-class DriftReport(SphinxDirective):
+class DriftReportDirective(SphinxDirective):
     """`{drift-report}`: this build's report, or in the baseline each committed one's summary."""
 
     def run(self):
@@ -187,7 +181,7 @@ class DriftReport(SphinxDirective):
         if config.book_drift_claims:
             return [this_report()]
         reports = {  # each report says its release
-            path: read_report(path)
+            path: DriftReport.load(path)
             for path in Path(config.book_drift_reports).glob("*/report.json")
         }
         if not reports:
@@ -195,7 +189,7 @@ class DriftReport(SphinxDirective):
         self.env.note_dependency(config.book_drift_baseline_claims)  # the claims stated now
         now = len(getattr(claims_report(config.book_drift_baseline_claims), "claims", []))
         found = []
-        for path, report in sorted(reports.items(), key=lambda r: release_key(r[1]["jax"]))[::-1]:
+        for path, report in sorted(reports.items(), key=lambda r: release_key(r[1].jax))[::-1]:
             self.env.note_dependency(str(path))
             full = [
                 addnodes.download_reference(
@@ -209,8 +203,8 @@ class DriftReport(SphinxDirective):
                     refexplicit=True,
                 )
             ]
-            if report["jax"] in config.book_site_versions:  # the site holds that build
-                uri = f"{release_folder(report['jax'])}/{REPORT_PAGE}.html"  # from the root
+            if report.jax in config.book_site_versions:  # the site holds that build
+                uri = f"{release_folder(report.jax)}/{REPORT_PAGE}.html"  # from the root
                 full += [nodes.Text(", and "), nodes.reference("", "in that build", refuri=uri)]
             found.append(report_section(report, now, full))
         return found
@@ -239,7 +233,7 @@ def setup(app):
     app.add_config_value("book_drift_baseline", "", "env", types=[str])
     app.add_config_value("book_drift_baseline_claims", "", "env", types=[str])
     app.add_config_value("book_drift_reports", "", "env", types=[str])
-    app.add_directive("drift-report", DriftReport)
+    app.add_directive("drift-report", DriftReportDirective)
     app.add_node(this_report)
     app.connect("env-get-outdated", read_report_again)
     app.connect("doctree-resolved", banner)
