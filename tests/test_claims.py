@@ -331,7 +331,7 @@ def test_drift_names_the_claim_its_check_and_what_jax_did(empty_registry):
     assert jax.__version__ in message
     assert f"its check:     tests/test_claims.py:{inspect.getsourcelines(adds)[1]}" in message
     assert "JAX did:       1 + 1: 2 (the book expects 3)" in message
-    assert "expected {'1 + 1': 3}, observed {'1 + 1': 2}" in message
+    assert "its values" not in message  # what JAX did says them already
 
 
 def test_a_notebook_shows_a_drift_as_its_claims_and_the_cells_error(empty_registry):

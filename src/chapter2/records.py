@@ -65,6 +65,37 @@ SHOWN = {
 }
 
 
+ABSENT = "(not observed)"  # a value a check names but did not give, as every report says it
+
+
+@dataclasses.dataclass(frozen=True)
+class Compared:
+    """One value a check names: what JAX gave (ABSENT where it gave none) and what the book
+    expects of it (None where it expects nothing: context)."""
+
+    name: str
+    observed: Any
+    expected: Any = None
+    expects: bool = False
+
+    @property
+    def differs(self) -> bool:
+        return self.expects and self.observed != self.expected
+
+
+def compared(
+    expected: Mapping[str, Any] | None, observed: Mapping[str, Any] | None, ordered: bool = False
+) -> list[Compared]:
+    """Every value a check names, those it expects first, each with what JAX gave: in the
+    check's order, or sorted by name (`ordered`; the execution cache sorts a verdict's keys,
+    so a page says them sorted whether its notebook ran now or came from the cache)."""
+    expected, observed = expected or {}, observed or {}
+    names = [*expected, *(n for n in observed if n not in expected)]
+    if ordered:
+        names = [*sorted(expected), *sorted(set(observed) - set(expected))]
+    return [Compared(n, observed.get(n, ABSENT), expected.get(n), n in expected) for n in names]
+
+
 @dataclasses.dataclass(frozen=True)
 class VerdictRecord:
     """A claim's verdict as data: the claim (its page, label, kind and where it applies), what

@@ -8,7 +8,7 @@ from pathlib import Path
 import jinja2
 
 from book.markdown import Inline, as_markdown, escape, quoted, with_code
-from chapter2.claims.registry import ClaimDrift, Observation, counted
+from chapter2.claims.registry import ClaimDrift, counted
 from chapter2.records import (
     Cause,
     ChangedOutput,
@@ -17,6 +17,7 @@ from chapter2.records import (
     FailingCell,
     Status,
     VerdictRecord,
+    compared,
 )
 
 
@@ -104,9 +105,9 @@ def _differences(claim: VerdictRecord) -> list[str]:
     """Each differing value: what the book expects, the baseline gave and this JAX gave."""
     lines = []
     recorded = (claim.baseline or {}).get("observed") or {}
-    for name in Observation(claim.expected, claim.observed).differences:
-        gave = str(claim.observed.get(name, "(nothing)"))
-        said = f"- {name}: the book expects `{claim.expected[name]}`"
+    for value in (c for c in compared(claim.expected, claim.observed) if c.differs):
+        name, gave = value.name, str(value.observed)
+        said = f"- {name}: the book expects `{value.expected}`"
         if name in recorded:
             said += f", the baseline gave `{recorded[name]}`"
         said += ", this JAX gave"
@@ -140,10 +141,11 @@ def cause_pieces(cause: Cause) -> list[Inline]:
     out.append(("text", "): "))
     if root.expected is None:
         out += [("text", "its check could not run: "), *quoted(_short(root.evidence, 120))]
-    for n, name in enumerate(Observation(root.expected or {}, root.observed or {}).differences):
-        out += [("text", f"{'; ' if n else ''}{name}: the book expects ")]
-        out += [("code", _short(root.expected[name])), ("text", ", this JAX gave ")]
-        out += [("code", _short((root.observed or {}).get(name, "(nothing)")))]
+    differing = [c for c in compared(root.expected, root.observed) if c.differs]
+    for n, value in enumerate(differing):
+        out += [("text", f"{'; ' if n else ''}{value.name}: the book expects ")]
+        out += [("code", _short(value.expected)), ("text", ", this JAX gave ")]
+        out += [("code", _short(value.observed))]
     others = [c.id for c in cause.claims[1:]]
     with_it = f" With it: {', '.join(others)}." if others else ""
     counts = (

@@ -20,7 +20,7 @@ from book.record import VERDICT_ATTRIBUTE, book_data, home_verdicts
 from book.site import release_folder
 from chapter2.claims.backends import Cause, cause_there, claim_of, host_status
 from chapter2.claims.registry import VERDICT_MIME
-from chapter2.records import Kind, Status, VerdictRecord
+from chapter2.records import Kind, Status, VerdictRecord, compared
 from chapter2.runs import recorded_runs
 
 logger = logging.getLogger(__name__)
@@ -51,16 +51,11 @@ def findings(data: VerdictRecord) -> list[str]:
     if data.observed is None:
         return []
     described = "the book describes" if data.kind == "observed" else "the book expects"
-    rows = []
-    # the check's order does not survive the execution cache (it sorts keys): sort them here
-    for name in [*sorted(data.expected), *sorted(set(data.observed) - set(data.expected))]:
-        seen = data.observed.get(name, "(not observed)")
-        row = f"{name}: {words(seen)}"
-        if name in data.expected:
-            wanted = data.expected[name]
-            row += " (as expected)" if wanted == seen else f" ({described} {words(wanted)})"
-        rows.append(row)
-    return rows
+    return [
+        f"{c.name}: {words(c.observed)}"
+        + (f" ({described} {words(c.expected)})" if c.differs else " (as expected)" * c.expects)
+        for c in compared(data.expected, data.observed, ordered=True)
+    ]
 
 
 def evidence_words(data: VerdictRecord) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from chapter2.cannot_check import CannotCheck
-from chapter2.records import Kind, Status, VerdictRecord
+from chapter2.records import Kind, Status, VerdictRecord, compared
 
 VERDICT_MIME = "application/vnd.chapter2.verdict+json"
 
@@ -55,7 +55,7 @@ class Observation:
     @property
     def differences(self) -> list[str]:
         """The names whose observed value is not the expected one."""
-        return [k for k, v in self.expected.items() if self.observed.get(k, ...) != v]
+        return [c.name for c in compared(self.expected, self.observed) if c.differs]
 
     @property
     def matches(self) -> bool:
@@ -63,14 +63,10 @@ class Observation:
 
     def sentence(self, expected_by: str = "the book expects") -> str:
         """Every observed value by name; a value that differs says what was expected."""
-        parts = []
-        for name in {**self.observed, **self.expected}:
-            seen = self.observed.get(name, "(not observed)")
-            part = f"{name}: {seen}"
-            if name in self.differences:
-                part += f" ({expected_by} {self.expected[name]})"
-            parts.append(part)
-        return "; ".join(parts)
+        return "; ".join(
+            f"{c.name}: {c.observed}" + (f" ({expected_by} {c.expected})" if c.differs else "")
+            for c in compared(self.expected, self.observed)
+        )
 
 
 LABEL_PREFIX = "claim-"  # a statement's label on its page: (claim-<id>)=
@@ -399,6 +395,6 @@ def drift_message(verdict: Verdict) -> str:
         f"  its check:     {where_checked(entry) or 'the notebook cell that registers it'}",
         f"  JAX did:       {verdict.evidence}",
     ]
-    if obs is not None:
-        lines.append(f"  expected {obs.expected}, observed {obs.observed}")
+    if obs is not None and obs.sentence() != verdict.evidence:  # JAX did it, in other words
+        lines.append(f"  its values:    {obs.sentence()}")
     return "\n".join(lines)
