@@ -188,23 +188,35 @@ class Roofs:
 
     def bandwidth_for(self, footprint: float, pattern: Pattern = Pattern.IN_PLACE) -> float:
         """The bandwidth roof of work whose arrays take `footprint` bytes. Where they fit in a
-        cache: the in-place stream's rate at the smallest working set that holds them (the
-        level they meet: L2's rate for a small program, L3's for a larger one), whatever the
-        pattern (reading is no slower than reading and writing; in a cache the read-only stream
-        is a reduction's rate), never below memory's (a slower measure of a cache is noise).
-        Near the caches' edge that rate is one measurement on a steep fall (`near_edge`).
-        Past the caches: main memory's rate for its pattern (`memory_rate`)."""
+        cache: its stream's rate at the smallest working set that holds them (the level they
+        meet: L2's rate for a small program, L3's for a larger one), never below memory's (a
+        slower measure of a cache is noise). Near the caches' edge that rate is one
+        measurement on a steep fall (`near_edge`). Past the caches: main memory's rate for its
+        pattern (`memory_rate`)."""
         if self.fits_cache(footprint):
-            return max(self.rate_at(footprint), self.bandwidth)
+            stream = self.stream_for(footprint, pattern)
+            rate = self.read_rate_at(footprint) if stream is Pattern.READ else None
+            return max(rate or self.rate_at(footprint), self.bandwidth)
         return self.memory_rate(self.stream_for(footprint, pattern))
 
     def stream_for(self, footprint: float, pattern: Pattern) -> Pattern:
         """The pattern whose stream holds work of `pattern` whose arrays take `footprint`
-        bytes: past the caches, reading alone, the read-only stream's (where it was measured);
-        else the in-place stream's."""
-        if pattern is Pattern.READ and self.read_sweep and not self.fits_cache(footprint):
+        bytes: reading alone, the read-only stream's past the caches (where it was measured)
+        and, in a cache, where it ran faster than the in-place one at their size (a program is
+        held to the fastest way measured to meet its level); else the in-place stream's."""
+        if pattern is not Pattern.READ or not self.read_sweep:
+            return Pattern.IN_PLACE
+        if not self.fits_cache(footprint):
             return Pattern.READ
-        return Pattern.IN_PLACE
+        read = self.read_rate_at(footprint)
+        return Pattern.READ if read and read > self.rate_at(footprint) else Pattern.IN_PLACE
+
+    def read_rate_at(self, footprint: float) -> float | None:
+        """The read-only stream's rate at the smallest working set that holds `footprint`
+        bytes, where the sweep measured one less than twice as large (None elsewhere)."""
+        return next(
+            (rate for size, rate in self.read_sweep if footprint <= size < 2 * footprint), None
+        )
 
     def near_edge(self, footprint: float) -> bool:
         """Whether arrays of `footprint` bytes fit in a cache, but past half its extent, where
@@ -560,7 +572,8 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
 
     def standing(p: Placement) -> str:
         other = p.bandwidth != p.roofs.bandwidth and p.bound in (Bound.MEMORY, Bound.CACHE)
-        where = "at its size" if p.in_cache else p.stream.stream
+        where = p.stream.stream if not p.in_cache else "at its size"
+        where = f"{p.stream.stream} {where}" if p.in_cache and p.stream is Pattern.READ else where
         notes = [f"{where}, {rate_text(p.bandwidth, 'B')}"] if other else []
         notes += (
             ["near their edge: one measurement on a steep fall"] if other and p.near_edge else []
