@@ -18,6 +18,7 @@ from chapter2.records import (
     Status,
     VerdictRecord,
     jsonable,
+    value_at,
 )
 
 DATA = ROOT / "data"
@@ -124,3 +125,12 @@ def test_a_build_record_writes_and_reads_back_equal_every_part_typed(tmp_path):
     assert loaded.failing_cells == [cell]
     assert loaded.pages["fusion"].statement("demo").line == 9
     assert loaded.pages["fusion"].statement("other") == Statement()  # says nothing of it
+
+
+def test_a_value_is_found_by_its_path_and_a_missing_one_is_named():
+    values = {"numbers": {"runs": [0.5, 0.25]}, "device": "TPU v5 lite"}
+    assert value_at(values, "numbers/runs/1", "the run x") == 0.25
+    assert value_at(values, "device", "the run x") == "TPU v5 lite"
+    for key, part in [("numbers/runs/2", "2"), ("numbers/median", "median"), ("device/0", "0")]:
+        with pytest.raises(KeyError, match=rf"the run x holds no '{key}' \('{part}' is missing\)"):
+            value_at(values, key, "the run x")

@@ -373,6 +373,21 @@ class DriftReport:
         Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
 
 
+def value_at(values: Mapping[str, Any], key: str, holder: str) -> Any:
+    """The value at `key` in `values`: names joined by "/", a number indexing a list. A
+    missing one is a KeyError that names `holder`, the key and the part missing."""
+    value: Any = values
+    for part in key.split("/"):
+        if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            msg = f"{holder} holds no {key!r} ({part!r} is missing)"
+            raise KeyError(msg)
+    return value
+
+
 def jsonable(value: Any) -> Any:
     """`json.dumps`'s `default=`: a verdict in its JSON form, for a file that holds some."""
     if isinstance(value, VerdictRecord):

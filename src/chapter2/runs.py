@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chapter2.records import ClaimsReport, VerdictRecord
+from chapter2.records import ClaimsReport, VerdictRecord, value_at
 from chapter2.timing import BenchResult  # imports no JAX
 
 # The files of the first recorded run, which named them in keys of their own or not at all.
@@ -70,16 +70,7 @@ class RecordedRun:
         facts (`device`)."""
         observed = {cid: v.observed or {} for cid, v in self.verdicts.items()}
         facts = {"device": self.device, "jax": self.jax, "recorded": self.recorded}
-        value = {**self.numbers, **observed, **facts}
-        for part in key.split("/"):
-            if isinstance(value, list) and part.isdigit() and int(part) < len(value):
-                value = value[int(part)]
-            elif isinstance(value, dict) and part in value:
-                value = value[part]
-            else:
-                msg = f"the run {self.name} holds no {key!r} ({part!r} is missing)"
-                raise KeyError(msg)
-        return value
+        return value_at({**self.numbers, **observed, **facts}, key, f"the run {self.name}")
 
 
 def _verdicts(path: Path, renamed: dict[str, str]) -> tuple[dict[str, VerdictRecord], str]:

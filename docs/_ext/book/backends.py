@@ -17,7 +17,7 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
-from chapter2.records import ClaimsReport
+from chapter2.records import ClaimsReport, value_at
 from chapter2.releases import baseline_jax
 from chapter2.runs import recorded_run
 
@@ -112,12 +112,7 @@ def matrix_value(recorded: ClaimsReport, key: str):
     what the claims matrix recorded under one release."""
     value = {"jax": recorded.jax, "recorded": recorded.recorded}
     value |= {cid: c.observed or {} for cid, c in recorded.by_id.items()}
-    for part in key.split("/"):
-        if not isinstance(value, dict) or part not in value:
-            msg = f"the record of JAX {recorded.jax} holds no {key!r} ({part!r} is missing)"
-            raise KeyError(msg)
-        value = value[part]
-    return value
+    return value_at(value, key, f"the record of JAX {recorded.jax}")
 
 
 def release_note_problem(recorded: ClaimsReport, claim_id: str, status: str | None) -> str | None:
