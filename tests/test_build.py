@@ -273,6 +273,19 @@ def test_rebuilds_execute_and_write_only_what_changed(tmp_path):
     assert set(written) == {"index", "extra", "laid", "notes", "timed"}
     after_laid = (docs / "_build/html/laid.html").read_text()
     assert re.search(r'class="right-next"\s+href="extra.html"', after_laid)
+    # the contents reordered, no page added or removed: every page is read again, none runs
+    doctrees = stamps(docs, "doctrees")
+    index.write_text(
+        index.read_text().replace("```{toctree}\nextra\nnotes\n", "```{toctree}\nnotes\nextra\n")
+    )
+    assert rebuild()[0] == []
+    assert changed(doctrees, stamps(docs, "doctrees")) == [
+        "extra",
+        "index",
+        "laid",
+        "notes",
+        "timed",
+    ]
     # a change to the Sphinx layer (its code hash) reads and writes every page, runs none
     executions = log.read_text()
     html, doctrees = stamps(docs, "html"), stamps(docs, "doctrees")
@@ -453,3 +466,17 @@ def unversioned(page: str) -> str:
     """A page without the checksums Sphinx appends to its static files' addresses (`?v=...`),
     which an incremental build adds to a file that a clean build's first pages link bare."""
     return re.sub(r"\?v=[0-9a-f]{8}", "", page)
+
+
+def test_a_release_note_on_a_release_the_matrix_never_recorded_is_a_warning_at_its_line(
+    tmp_path,
+):
+    """Not a crash: the note names the claim and the release it has no record of."""
+    docs = make_book(tmp_path, {"note": []})
+    note = "```{release-note} some-claim 0.0.1\nUnder JAX {{jax}}, it held.\n```\n"
+    (docs / "note.md").write_text(f"{FRONT_MATTER}\n# A note\n\n{note}")
+    shutil.copytree(ROOT / "data" / "matrix", tmp_path / "data" / "matrix")
+    line = (docs / "note.md").read_text().splitlines().index(note.splitlines()[0]) + 1
+    warned = build_in_process(docs)
+    said = "WARNING: the claims matrix holds no 'some-claim' under JAX 0.0.1"
+    assert f"note.md:{line}: {said}" in warned

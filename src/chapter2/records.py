@@ -179,7 +179,7 @@ class ClaimsReport:
         return cls(**found)
 
     def dump(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self, indent=2, default=jsonable) + "\n")
+        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -386,16 +386,6 @@ def value_at(values: Mapping[str, Any], key: str, holder: str) -> Any:
             msg = f"{holder} holds no {key!r} ({part!r} is missing)"
             raise KeyError(msg)
     return value
-
-
-def jsonable(value: Any) -> Any:
-    """`json.dumps`'s `default=`: a verdict in its JSON form, for a file that holds some."""
-    if isinstance(value, VerdictRecord):
-        return value.dump()
-    if isinstance(value, ClaimsReport):
-        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    msg = f"a {type(value).__name__} is not a record JSON can hold"
-    raise TypeError(msg)
 
 
 @dataclasses.dataclass(frozen=True)

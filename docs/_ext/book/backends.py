@@ -144,7 +144,7 @@ class ReleaseNote(SphinxDirective):
         if matrix_file(folder, release).is_file():
             recorded = matrix_record(folder, release)
         else:
-            recorded = {"by_id": {}, "jax": release}
+            recorded = ClaimsReport(release, "", "", "", [])  # no record of it: none holds
         problem = release_note_problem(recorded, claim_id, self.options.get("status"))
         if problem:
             return [self.state.document.reporter.warning(problem, line=self.lineno)]

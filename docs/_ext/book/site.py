@@ -57,7 +57,7 @@ def book_commit(root: Path) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
-def drift_report(env, build: Path) -> dict:
+def drift_report(env, build: Path) -> DriftReport:
     """This drift build's report, from what its pages recorded in the build folder `build`."""
     config = env.config
     record = build_record(env, [])
