@@ -241,6 +241,19 @@ def test_a_device_expectation_the_book_dropped_is_judged_by_the_statements_value
     assert cause_there(claim, alone, "holds").status is None
 
 
+def test_a_tpu_difference_is_the_device_where_its_cpu_differed_with_other_values():
+    """Both drifted, but not alike: the CPU beside the chip gave another value."""
+    claim = ALL["repr-does-not-wait"]
+    device = dataclasses.replace(TPU.verdicts[claim.id], observed={"ready after repr": "yes"})
+    cpu = dataclasses.replace(TPU.host_verdicts[claim.id], observed={"ready after repr": "no?"})
+    run = dataclasses.replace(
+        TPU, verdicts={**TPU.verdicts, claim.id: device}, host_verdicts={claim.id: cpu}
+    )
+    there = cause_there(claim, run, "holds")
+    assert (there.status, there.cause) == ("drifted", Cause.DEVICE)
+    assert there.reason.endswith("with other values")
+
+
 def test_a_tpu_difference_without_an_expectation_is_the_device_where_its_cpu_held():
     """As call 5 recorded it, before the check knew the TPU refuses: the check raised on the
     chip, and held on the CPU beside it."""
