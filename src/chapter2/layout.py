@@ -90,12 +90,13 @@ def past_cache_words(edge: int | None, side: int | None, copy: "CallCost | None"
         return said
     if copy.fresh_bytes <= 2 * side * side:  # fresh pages for under half of a copy's output
         return said + (
-            f" The copies do not; one that large touched only {copy.fresh_bytes / 1e6:.0f} MB "
-            "of fresh pages a call."
+            " The copies are not timed at that size; one that large touched only "
+            f"{copy.fresh_bytes / 1e6:.0f} MB of fresh pages a call."
         )
     return said + (
-        f" The copies do not: one that large touched {copy.fresh_bytes / 1e6:.0f} MB of fresh "
-        "pages a call (glibc's malloc maps such a block anew each time), and its threads spent "
+        " The copies are not timed at that size: one that large touched "
+        f"{copy.fresh_bytes / 1e6:.0f} MB of fresh pages a call (glibc's malloc maps such a "
+        "block anew each time), and its threads spent "
         f"{copy.system * 1e3:.3g} ms in the operating system, {copy.own * 1e3:.3g} ms in their "
         "own code: "
         + (

@@ -201,15 +201,18 @@ class Roofs:
 
     def stream_for(self, footprint: float, pattern: Pattern) -> Pattern:
         """The pattern whose stream holds work of `pattern` whose arrays take `footprint`
-        bytes: reading alone, the read-only stream's past the caches (where it was measured)
-        and, in a cache, where it ran faster than the in-place one at their size (a program is
-        held to the fastest way measured to meet its level); else the in-place stream's."""
+        bytes: reading alone, the read-only stream's where it ran faster than the in-place one
+        at their level (past the caches, over the largest sizes; in a cache, at their size);
+        else the in-place stream's. A program is held to the fastest way measured to meet its
+        level: reading is no slower than reading and writing, and a reduction's kernel may
+        read slower than memory can give."""
         if pattern is not Pattern.READ or not self.read_sweep:
             return Pattern.IN_PLACE
-        if not self.fits_cache(footprint):
-            return Pattern.READ
-        read = self.read_rate_at(footprint)
-        return Pattern.READ if read and read > self.rate_at(footprint) else Pattern.IN_PLACE
+        if self.fits_cache(footprint):
+            read, in_place = self.read_rate_at(footprint), self.rate_at(footprint)
+        else:
+            read, in_place = self.read_rate, self.bandwidth
+        return Pattern.READ if read and read > in_place else Pattern.IN_PLACE
 
     def read_rate_at(self, footprint: float) -> float | None:
         """The read-only stream's rate at the smallest working set that holds `footprint`
@@ -229,13 +232,19 @@ class Roofs:
         bytes (memory's past the sweep)."""
         return next((rate for size, rate in self.sweep if size >= footprint), self.bandwidth)
 
+    @property
+    def read_rate(self) -> float | None:
+        """The read-only stream's median over its three largest working sets (None where it
+        was not measured)."""
+        swept = self.read_sweep[-3:]
+        return statistics.median(rate for _, rate in swept) if swept else None
+
     def memory_rate(self, pattern: Pattern = Pattern.IN_PLACE) -> float:
-        """Main memory's rate for one pattern: its stream's median over the three largest
-        working sets (in place, the bandwidth)."""
-        swept = self.sweep_of(pattern)
-        if pattern is not Pattern.READ or not swept:
-            return self.bandwidth
-        return statistics.median(rate for _, rate in swept[-3:])
+        """Main memory's rate for a program of one pattern: the bandwidth, or, reading alone,
+        the read-only stream's median where it ran faster (`stream_for`)."""
+        if pattern is Pattern.READ and self.stream_for(math.inf, pattern) is Pattern.READ:
+            return self.read_rate
+        return self.bandwidth
 
     def __str__(self) -> str:
         caches = "".join(
