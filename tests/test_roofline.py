@@ -394,3 +394,29 @@ def test_a_program_whose_fresh_pages_take_longer_than_its_traffic_is_under_their
     assert fast.position == "above the fresh-page roof"
     few = dataclasses.replace(faulting, fresh=rate * traffic / 2)  # the traffic takes longer
     assert few.bound is Bound.MEMORY
+
+
+def test_a_reading_program_in_a_cache_only_the_read_only_stream_found_is_held_there():
+    """2.4's 16 MB sums on a build whose in-place stream fell at 8 MiB while the read-only
+    stream still ran 2.3 times its memory rate at 16 MiB: a cache held them."""
+    roofs = Roofs(
+        100e9, 46e9, (Level("the caches", 110e9, 8 * MIB),),
+        ((8 * MIB, 100e9), (16 * MIB, 48e9), (128 * MIB, 46e9), (256 * MIB, 46e9),
+         (512 * MIB, 45e9)),
+        read_sweep=((16 * MIB, 69e9), (128 * MIB, 30e9), (256 * MIB, 28e9), (512 * MIB, 30e9)),
+    )  # fmt: skip
+    summed = Placement(0, 16e6, 16e6 / 47.8e9, roofs, footprint=16e6, pattern=Pattern.READ)
+    assert roofs.read_cached(16e6)
+    assert not roofs.fits_cache(16e6)  # the in-place stream found no cache that large
+    assert (summed.in_cache, summed.stream, summed.bandwidth) == (True, Pattern.READ, 69e9)
+    assert summed.bound is Bound.CACHE
+    [row] = placement_table({"s": summed}, {"s": BenchResult((summed.seconds,) * 3)}).splitlines()[
+        2:
+    ]
+    assert (
+        f"under the cache roof (read-only stream at its size, {rate_text(69e9, 'B')}), 69%" in row
+    )
+    large = Placement(0, 144e6, 1.0, roofs, footprint=144e6, pattern=Pattern.READ)
+    assert (large.in_cache, large.bandwidth) == (False, 46e9)  # its reductions ran slower: 30
+    copy = Placement(0, 16e6, 1.0, roofs, footprint=16e6)  # it writes: the in-place stream's
+    assert (copy.in_cache, copy.bandwidth) == (False, 46e9)

@@ -193,11 +193,11 @@ class Roofs:
         slower measure of a cache is noise). Near the caches' edge that rate is one
         measurement on a steep fall (`near_edge`). Past the caches: main memory's rate for its
         pattern (`memory_rate`)."""
+        if self.stream_for(footprint, pattern) is Pattern.READ:
+            return max(self.read_rate_for(footprint), self.bandwidth)
         if self.fits_cache(footprint):
-            stream = self.stream_for(footprint, pattern)
-            rate = self.read_rate_at(footprint) if stream is Pattern.READ else None
-            return max(rate or self.rate_at(footprint), self.bandwidth)
-        return self.memory_rate(self.stream_for(footprint, pattern))
+            return max(self.rate_at(footprint), self.bandwidth)
+        return self.bandwidth
 
     def stream_for(self, footprint: float, pattern: Pattern) -> Pattern:
         """The pattern whose stream holds work of `pattern` whose arrays take `footprint`
@@ -208,11 +208,24 @@ class Roofs:
         read slower than memory can give."""
         if pattern is not Pattern.READ or not self.read_sweep:
             return Pattern.IN_PLACE
-        if self.fits_cache(footprint):
-            read, in_place = self.read_rate_at(footprint), self.rate_at(footprint)
-        else:
-            read, in_place = self.read_rate, self.bandwidth
+        read = self.read_rate_for(footprint)
+        in_place = self.rate_at(footprint) if self.fits_cache(footprint) else self.bandwidth
         return Pattern.READ if read and read > in_place else Pattern.IN_PLACE
+
+    def read_rate_for(self, footprint: float) -> float | None:
+        """The read-only stream's rate for arrays of `footprint` bytes: at their size
+        (`read_rate_at`), or, past the smallest of the three largest sizes, their median
+        (`read_rate`). None where not measured."""
+        if self.read_sweep and footprint > self.read_sweep[-3:][0][0]:
+            return self.read_rate
+        return self.read_rate_at(footprint)
+
+    def read_cached(self, footprint: float) -> bool:
+        """Whether the read-only stream found a cache holding arrays of `footprint` bytes: at
+        their size it ran CACHED times its rate over the largest sizes, or more (it may find
+        one the in-place stream, which also writes, did not)."""
+        rate, memory = self.read_rate_for(footprint), self.read_rate
+        return bool(rate and memory and rate >= CACHED * memory)
 
     def read_rate_at(self, footprint: float) -> float | None:
         """The read-only stream's rate at the smallest working set that holds `footprint`
@@ -468,8 +481,12 @@ class Placement:
 
     @property
     def in_cache(self) -> bool:
-        """Whether its arrays fit in the cache, whose bandwidth is then its roof."""
-        return self.roofs.fits_cache(self.held)
+        """Whether its arrays fit in a cache, whose bandwidth is then its roof: one the
+        in-place stream found or, if it only reads and is held to the read-only stream, one
+        that stream found (`Roofs.read_cached`)."""
+        if self.roofs.fits_cache(self.held):
+            return True
+        return self.stream is Pattern.READ and self.roofs.read_cached(self.held)
 
     @property
     def intensity(self) -> float:
