@@ -418,5 +418,7 @@ def test_a_reading_program_in_a_cache_only_the_read_only_stream_found_is_held_th
     )
     large = Placement(0, 144e6, 1.0, roofs, footprint=144e6, pattern=Pattern.READ)
     assert (large.in_cache, large.bandwidth) == (False, 46e9)  # its reductions ran slower: 30
+    [row] = placement_table({"l": large}, {"l": BenchResult((1.0,) * 3)}).splitlines()[2:]
+    assert f"(the read-only stream reached {rate_text(30e9, 'B')})" in row
     copy = Placement(0, 16e6, 1.0, roofs, footprint=16e6)  # it writes: the in-place stream's
     assert (copy.in_cache, copy.bandwidth) == (False, 46e9)

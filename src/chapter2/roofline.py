@@ -588,7 +588,8 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     Placements by name); where a bandwidth-bound program's roof is not main memory's in-place
     rate, the verdict gives it: the in-place stream's rate at its size in a cache (near the
     caches' edge, said to be one measurement on a steep fall), the read-only stream's past
-    them, and the fresh pages a call, where measured."""
+    them, and the fresh pages a call, where measured; a program that only reads, held past the
+    caches to the in-place stream, also gives the slower rate the read-only stream reached."""
     from chapter2.timing import milliseconds  # noqa: PLC0415 - imported by the pages anyway
 
     def achieved(p: Placement) -> str:
@@ -604,6 +605,9 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
         notes += (
             ["near their edge: one measurement on a steep fall"] if other and p.near_edge else []
         )
+        slower_reads = p.pattern is Pattern.READ and p.stream is Pattern.IN_PLACE
+        if slower_reads and not p.in_cache and p.roofs.read_rate:  # held above what reads did
+            notes += [f"the read-only stream reached {rate_text(p.roofs.read_rate, 'B')}"]
         notes += [f"{p.fresh / 1e6:.0f} MB of fresh pages a call"] if p.fresh >= 1e6 else []
         held = f" ({'; '.join(notes)})" if notes else ""
         return f"{p.position}{held}, {percent(p.share)}" + (
