@@ -40,9 +40,9 @@ FAULTING_RUNS = 3  # of the stream into a new array: each call's page faults set
 # Below this size a stream's arrays are copied in from NumPy; from it on, made by `jnp.ones`:
 # one compiles a program a shape, the other touches every page twice.
 MADE_BY_JAX = 32 * 2**20
-# The read-only stream, one pass a call, starts at this size: it holds only programs past the
-# caches (in one, a program is held as if it worked in place), and the smaller sizes would
-# only lengthen the sweep, their rate set in part by a call's own cost (about 10 us here).
+# The read-only stream, one pass a call, starts at this size: below it, a program that only
+# reads is held to the in-place stream, and the smaller sizes would only lengthen the sweep,
+# their rate set in part by a call's own cost (about 10 us here).
 PATTERNS_FROM = 16 * 2**20
 # A working set is in a cache where the stream runs this much faster than over the largest
 # sizes (main memory): a margin past the noise of a shared machine, so that a level's extent
@@ -187,12 +187,13 @@ class Roofs:
         return any(c.extent is not None and footprint <= c.extent for c in self.caches)
 
     def bandwidth_for(self, footprint: float, pattern: Pattern = Pattern.IN_PLACE) -> float:
-        """The bandwidth roof of work whose arrays take `footprint` bytes. Where they fit in a
-        cache: its stream's rate at the smallest working set that holds them (the level they
-        meet: L2's rate for a small program, L3's for a larger one), never below memory's (a
-        slower measure of a cache is noise). Near the caches' edge that rate is one
-        measurement on a steep fall (`near_edge`). Past the caches: main memory's rate for its
-        pattern (`memory_rate`)."""
+        """The bandwidth roof of work whose arrays take `footprint` bytes, never below main
+        memory's (a slower measure of a cache is noise). Reading alone, where the read-only
+        stream ran faster (`stream_for`): that stream's rate for their size (`read_rate_for`).
+        Otherwise, where they fit in a cache: the in-place stream's rate at the smallest
+        working set that holds them (the level they meet: L2's rate for a small program, L3's
+        for a larger one), near the caches' edge one measurement on a steep fall
+        (`near_edge`); past the caches, main memory's."""
         if self.stream_for(footprint, pattern) is Pattern.READ:
             return max(self.read_rate_for(footprint), self.bandwidth)
         if self.fits_cache(footprint):
