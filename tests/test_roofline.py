@@ -419,6 +419,16 @@ def test_a_reading_program_in_a_cache_only_the_read_only_stream_found_is_held_th
     large = Placement(0, 144e6, 1.0, roofs, footprint=144e6, pattern=Pattern.READ)
     assert (large.in_cache, large.bandwidth) == (False, 46e9)  # its reductions ran slower: 30
     [row] = placement_table({"l": large}, {"l": BenchResult((1.0,) * 3)}).splitlines()[2:]
-    assert f"(the read-only stream reached {rate_text(30e9, 'B')})" in row
+    held = f"held to the in-place stream, {rate_text(46e9, 'B')}"
+    assert f"({held}; the read-only stream reached {rate_text(30e9, 'B')})" in row
+    # a cache is found from the smallest size up, against memory's roof for reading
+    slow_start = dataclasses.replace(roofs, read_sweep=((16 * MIB, 60e9), *roofs.read_sweep[1:]))
+    assert not slow_start.read_cached(16e6)  # 60 is under 1.5 times 46
+    reading = Placement(0, 16e6, 1.0, slow_start, footprint=16e6, pattern=Pattern.READ)
+    assert (reading.in_cache, reading.bandwidth) == (False, 60e9)  # still its stream's rate
+    gap = dataclasses.replace(
+        roofs, read_sweep=((16 * MIB, 60e9), (32 * MIB, 90e9), *roofs.read_sweep[1:])
+    )
+    assert not gap.read_cached(30e6)  # past a size that found no cache
     copy = Placement(0, 16e6, 1.0, roofs, footprint=16e6)  # it writes: the in-place stream's
     assert (copy.in_cache, copy.bandwidth) == (False, 46e9)

@@ -222,11 +222,17 @@ class Roofs:
         return self.read_rate_at(footprint)
 
     def read_cached(self, footprint: float) -> bool:
-        """Whether the read-only stream found a cache holding arrays of `footprint` bytes: at
-        their size it ran CACHED times its rate over the largest sizes, or more (it may find
-        one the in-place stream, which also writes, did not)."""
-        rate, memory = self.read_rate_for(footprint), self.read_rate
-        return bool(rate and memory and rate >= CACHED * memory)
+        """Whether the read-only stream found a cache holding arrays of `footprint` bytes (it
+        may find one the in-place stream, which also writes, did not): from its smallest size
+        up to theirs (under twice theirs), short of the three largest, it ran CACHED times
+        main memory's roof for reading or more, as `levels_of` finds the in-place caches."""
+        memory = max(self.read_rate or 0.0, self.bandwidth)
+        for size, rate in self.read_sweep[:-3]:
+            if rate < CACHED * memory:
+                return False
+            if footprint <= size:
+                return size < 2 * footprint
+        return False
 
     def read_rate_at(self, footprint: float) -> float | None:
         """The read-only stream's rate at the smallest working set that holds `footprint`
@@ -608,7 +614,10 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
         )
         slower_reads = p.pattern is Pattern.READ and p.stream is Pattern.IN_PLACE
         if slower_reads and not p.in_cache and p.roofs.read_rate:  # held above what reads did
-            notes += [f"the read-only stream reached {rate_text(p.roofs.read_rate, 'B')}"]
+            notes += [
+                f"held to the in-place stream, {rate_text(p.bandwidth, 'B')}; the read-only "
+                f"stream reached {rate_text(p.roofs.read_rate, 'B')}"
+            ]
         notes += [f"{p.fresh / 1e6:.0f} MB of fresh pages a call"] if p.fresh >= 1e6 else []
         held = f" ({'; '.join(notes)})" if notes else ""
         return f"{p.position}{held}, {percent(p.share)}" + (
