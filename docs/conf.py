@@ -28,7 +28,7 @@ exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints"]
 myst_enable_extensions = ["attrs_inline", "colon_fence", "dollarmath", "deflist", "substitution"]
 smartquotes = False  # keep -- and quotes as typed: flags and code-like text must stay exact
 book_chapter = 2  # pages are numbered 2.1, 2.2, ... from their place in the toctree
-book_claims_matrix = str(ROOT / "data" / "matrix" / "matrix.json")  # kept by nox -s record
+book_matrix = str(ROOT / "data" / "matrix")  # the claims matrix: a record per release
 book_backends = str(ROOT / "data" / "backends")  # runs recorded on other backends (a GPU)
 
 # Execution: every page runs in its own kernel; results are cached by code content, in the

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 from book import cache, dependencies, failures, layer_hash, markdown, mathml, record, verdicts
+from book import matrix as book_matrix
 from conftest import DOCS, ROOT, directives, myst_tokens
 from docutils import nodes
 from docutils.core import publish_doctree
@@ -20,6 +21,7 @@ from sphinx.util.nodes import split_explicit_title
 from chapter2.claims.registry import Status
 from chapter2.records import (
     BuildRecord,
+    ClaimsMatrix,
     ClaimsReport,
     FailingCell,
     PageRecord,
@@ -480,9 +482,9 @@ def test_a_backend_note_fills_in_what_the_run_recorded_and_names_it():
 
 
 def test_a_release_note_fills_in_what_the_matrix_recorded_under_that_release():
-    from book.backends import matrix_record, matrix_value, release_note_problem, with_recorded
+    from book.backends import matrix_value, release_note_problem, with_recorded
 
-    recorded = matrix_record(ROOT / "data" / "matrix", "0.10.2")
+    recorded = ClaimsMatrix.read(ROOT / "data" / "matrix").run_of("0.10.2")
     claim = "jit-matches-eager-reported-program"
     text = with_recorded(
         f"JAX {{{{jax}}}}, {{{{recorded}}}}: {{{{{claim}/last row, jit|,.0f}}}}, "
@@ -508,55 +510,99 @@ def test_a_backend_note_says_whether_the_release_or_the_backend_made_the_differe
 
     record("0.11.2", "holds")
     record(BASELINE, "holds")
-    assert release_or_backend(tmp_path, "c", "0.11.2", BASELINE) is None
+    assert release_or_backend(ClaimsMatrix.read(tmp_path), "c", "0.11.2", BASELINE) is None
     record("0.11.2", "drifted")
-    said = release_or_backend(tmp_path, "c", "0.11.2", BASELINE)
+    said = release_or_backend(ClaimsMatrix.read(tmp_path), "c", "0.11.2", BASELINE)
     assert said.endswith("(holds): the release and the backend both differ")
-    assert "is not measured" in release_or_backend(tmp_path, "other", "0.11.2", BASELINE)
+    said = release_or_backend(ClaimsMatrix.read(tmp_path), "other", "0.11.2", BASELINE)
+    assert "is not measured" in said
+
+
+def test_a_matrix_record_changed_or_added_changes_the_config_and_is_read_anew(tmp_path):
+    from book.backends import claims_matrix, matrix_digest
+
+    config = SimpleNamespace(book_matrix=str(tmp_path))
+
+    def digest() -> str:
+        matrix_digest(None, config)  # as `config-inited` calls it
+        return config.book_matrix_digest
+
+    run = ClaimsReport("0.9.2", "0.9.2", "3.12", "today", [VERDICT])
+    run.dump(tmp_path / "jax-0.9.2.json")
+    first = digest()
+    assert digest() == first  # nothing changed: no page is read again
+    assert claims_matrix(config).releases == ["0.9.2"]
+    replace(run, recorded="tomorrow").dump(tmp_path / "jax-0.9.2.json")
+    second = digest()
+    assert second != first
+    assert claims_matrix(config).run_of("0.9.2").recorded == "tomorrow"
+    replace(run, jax="0.10.2").dump(tmp_path / "jax-0.10.2.json")
+    assert digest() not in (first, second)
+    assert claims_matrix(config).releases == ["0.9.2", "0.10.2"]
+
+
+def measured(releases: tuple[str, ...], **statuses: tuple[str, ...]) -> ClaimsMatrix:
+    """A claims matrix of made-up runs: each claim's status under each release (a claim named
+    "machine" is observed, the others asserted)."""
+    kinds = {"machine": "observed"}
+    return ClaimsMatrix(
+        [
+            ClaimsReport(
+                release,
+                release,
+                "3.12",
+                "today",
+                [
+                    replace(VERDICT, id=c, kind=kinds.get(c, "asserted"), status=s[i])
+                    for c, s in statuses.items()
+                ],
+            )
+            for i, release in enumerate(releases)
+        ]
+    )
 
 
 def test_a_version_note_on_a_change_says_what_the_release_before_did_and_stands_apart():
     from docutils import nodes
 
-    releases = [{"jax": r} for r in ("0.9.2", "0.10.2", "0.11.2")]
-    claims = {
-        "always": {"kind": "asserted", "since": "0.9.2"},
-        "changed": {"kind": "asserted", "since": "0.11.2"},
-        "machine": {"kind": "observed", "since": None},
-    }
-    matrix = {"releases": releases, "claims": claims}
-    assert verdicts.release_before(["always", "machine"], matrix) is None
-    assert verdicts.release_before(["always", "changed"], matrix) == "0.10.2"
+    matrix = measured(
+        ("0.9.2", "0.10.2", "0.11.2"),
+        always=("holds", "holds", "holds"),
+        changed=("drifted", "drifted", "holds"),
+        machine=("differs here", "holds", "holds"),
+    )
+    assert matrix.claims["machine"].since is None  # observed: a fact of the machine
+    assert book_matrix.release_before(["always", "machine"], matrix) is None
+    assert book_matrix.release_before(["always", "changed"], matrix) == "0.10.2"
 
-    def placed(part: str, before: str | None) -> verdicts.note_release:
-        note = verdicts.note_release(claims=["changed"], before=before)
+    def placed(part: str, before: str | None) -> book_matrix.note_release:
+        note = book_matrix.note_release(claims=["changed"], before=before)
         nodes.section("", nodes.section("", note, ids=["operator-fusion"]), ids=[part])
         return note
 
-    changed, every = verdicts.CHANGED, "version-notes-every-release"
-    assert verdicts._note_problem(placed(changed, "did otherwise."), "0.10.2") is None
-    assert "belongs under" in verdicts._note_problem(placed(every, "did."), "0.10.2")
-    assert ":before:" in verdicts._note_problem(placed(changed, None), "0.10.2")
-    assert "is not under" in verdicts._note_problem(placed(changed, None), None)
-    assert "has no :before:" in verdicts._note_problem(placed(every, "did."), None)
+    changed, every = book_matrix.CHANGED, "version-notes-every-release"
+    problem = book_matrix._note_problem
+    assert problem(placed(changed, "did otherwise."), "0.10.2") is None
+    assert "belongs under" in problem(placed(every, "did."), "0.10.2")
+    assert ":before:" in problem(placed(changed, None), "0.10.2")
+    assert "is not under" in problem(placed(changed, None), None)
+    assert "has no :before:" in problem(placed(every, "did."), None)
 
 
 def test_a_note_says_from_which_release_its_claims_hold_and_where_they_cannot_be_checked():
-    releases = [{"jax": r} for r in ("0.8.3", "0.9.2", "0.10.2")]
-    claims = {
-        "always": {"kind": "asserted", "since": "0.8.3", "status": {}},
-        "changed": {"kind": "asserted", "since": "0.10.2", "status": {"0.9.2": "drifted"}},
-        "new": {"kind": "asserted", "since": "0.9.2", "status": {"0.8.3": "cannot check"}},
-    }
-    matrix = {"releases": releases, "claims": claims}
-    text = verdicts.note_release_text
+    matrix = measured(
+        ("0.8.3", "0.9.2", "0.10.2"),
+        always=("holds", "holds", "holds"),
+        changed=("drifted", "drifted", "holds"),
+        new=("cannot check", "holds", "holds"),
+        regressed=("holds", "drifted", "holds"),
+    )
+    text = book_matrix.note_release_text
     assert text(["always"], matrix, {}) == "Holds in every release measured, 0.8.3 to 0.10.2."
     assert text(["changed"], matrix, {}) == "Holds from JAX 0.10.2."
     assert text(["new"], matrix, {}) == (
         "Holds from JAX 0.9.2, the first release where it can be checked."
     )
-    regressed = {"0.8.3": "holds", "0.9.2": "drifted", "0.10.2": "holds"}
-    claims["regressed"] = {"kind": "asserted", "since": "0.10.2", "status": regressed}
     assert text(["regressed"], matrix, {}) == "Holds from JAX 0.10.2 and in 0.8.3; not in 0.9.2."
     assert text(["always", "changed", "new"], matrix, {}) == (
         "Holds as a whole from JAX 0.10.2; part of it holds from JAX 0.9.2, the first release "

@@ -1,6 +1,5 @@
 """The drift report and the release matrix, on made-up verdicts."""
 
-import json
 from dataclasses import replace
 
 from book import drift, matrix
@@ -8,6 +7,7 @@ from book.markdown import as_markdown
 
 from chapter2.records import (
     ChangedOutput,
+    ClaimsMatrix,
     ClaimsReport,
     FailingCell,
     Kind,
@@ -121,11 +121,11 @@ def test_matrix_finds_since_when_each_claim_holds():
         claims_report(verdict("a", "holds"), verdict("b", "holds"), jax="0.12.0.1"),
         claims_report(verdict("a", "holds"), verdict("b", "holds"), jax="0.9.2"),
     ]
-    built = matrix.build_matrix(runs)
-    assert [r["jax"] for r in built["releases"]] == ["0.9.2", "0.10.2", "0.11.2", "0.12.0.1"]
-    assert built["claims"]["a"]["since"] == "0.11.2"  # 0.10.2 broke the run
-    assert built["claims"]["b"]["since"] == "0.12.0.1"
-    assert built["claims"]["a"]["status"] == dict(
+    built = ClaimsMatrix(runs)
+    assert built.releases == ["0.9.2", "0.10.2", "0.11.2", "0.12.0.1"]
+    assert built.claims["a"].since == "0.11.2"  # 0.10.2 broke the run
+    assert built.claims["b"].since == "0.12.0.1"
+    assert built.claims["a"].status == dict(
         zip(
             ["0.10.2", "0.11.2", "0.12.0.1", "0.9.2"],
             ["drifted", "holds", "holds", "holds"],
@@ -139,13 +139,13 @@ def test_the_oldest_release_reads_or_earlier_and_cannot_check_does_not_hold():
         claims_report(verdict("c", "cannot check"), verdict("d", "holds"), jax="0.9.2"),
         claims_report(verdict("c", "holds"), verdict("d", "holds"), jax="0.10.2"),
     ]
-    built = matrix.build_matrix(runs)
-    assert built["claims"]["c"]["since"] == "0.10.2"
-    assert built["claims"]["c"]["reasons"] == {"0.9.2": "..."}
+    built = ClaimsMatrix(runs)
+    assert built.claims["c"].since == "0.10.2"
+    assert built.claims["c"].reasons == {"0.9.2": "..."}
     releases = ["0.9.2", "0.10.2"]
-    assert built["claims"]["c"]["status"] == {"0.9.2": "cannot check", "0.10.2": "holds"}
-    assert matrix.since_text(built["claims"]["c"], releases) == "0.10.2"
-    assert matrix.since_text(built["claims"]["d"], releases) == "0.9.2 or earlier"
+    assert built.claims["c"].status == {"0.9.2": "cannot check", "0.10.2": "holds"}
+    assert matrix.since_text(built.claims["c"], releases) == "0.10.2"
+    assert matrix.since_text(built.claims["d"], releases) == "0.9.2 or earlier"
 
 
 def test_an_observed_claim_has_no_since_release():
@@ -153,9 +153,9 @@ def test_an_observed_claim_has_no_since_release():
         claims_report(verdict("m", "differs here", kind="observed"), jax="0.11.2"),
         claims_report(verdict("m", "as specified", kind="observed"), jax="0.12.0.1"),
     ]
-    built = matrix.build_matrix(runs)
-    assert built["claims"]["m"]["since"] is None
-    assert matrix.since_text(built["claims"]["m"], ["0.11.2", "0.12.0.1"]) == "machine"
+    built = ClaimsMatrix(runs)
+    assert built.claims["m"].since is None
+    assert matrix.since_text(built.claims["m"], ["0.11.2", "0.12.0.1"]) == "machine"
 
 
 def test_a_change_is_shown_beside_the_baselines_recorded_result():
@@ -307,13 +307,19 @@ def test_a_report_names_its_commit_and_what_it_did_not_check():
     assert "did not check" not in said  # it did not record what it checked
 
 
-def test_the_matrix_keeps_the_machine_a_release_ran_on_and_never_fills_one_in():
+def test_the_matrix_reads_its_releases_in_order_and_never_fills_in_a_machine(tmp_path):
     older = claims_report(verdict("fine", "holds"), jax="0.9.2")
     newer = replace(
         claims_report(verdict("fine", "holds"), jax="0.10.2"), machine={"cpu": "X", "cores": 2}
     )
-    releases = matrix.build_matrix([older, newer])["releases"]
-    assert [r.get("machine") for r in releases] == [None, {"cpu": "X", "cores": 2}]
+    for run in (newer, older):
+        run.dump(tmp_path / f"jax-{run.jax}.json")
+    read = ClaimsMatrix.read(tmp_path)
+    assert read.releases == ["0.9.2", "0.10.2"]  # by release, not by name
+    assert [r.machine for r in read.runs] == [None, {"cpu": "X", "cores": 2}]
+    assert read.run_of("0.10.2") == newer
+    assert read.run_of("0.11.2") is None
+    assert ClaimsMatrix.read(tmp_path / "none").releases == []
 
 
 def test_python_m_book_runs_each_command_and_names_them_when_asked_otherwise(tmp_path, capsys):
@@ -325,9 +331,5 @@ def test_python_m_book_runs_each_command_and_names_them_when_asked_otherwise(tmp
     drift.build_report(report, []).dump(fine)
     assert main(["drift", str(changed)]) == 1  # the drift command's own exit status
     assert main(["drift", str(fine)]) == 0
-    for runs in ("0.10.2", "0.11.2"):
-        claims_report(jax=runs).dump(tmp_path / f"jax-{runs}.json")
-    assert main(["matrix", str(tmp_path)]) == 0
-    assert json.loads((tmp_path / "matrix.json").read_text())["releases"]
     assert main(["nothing"]) == main([]) == 2
     assert "build SOURCE OUTDIR" in capsys.readouterr().err

@@ -29,7 +29,7 @@ from pages_as_scripts import PIN_CPU  # tools/ is on pytest's pythonpath
 
 from chapter2.claims import Kind, claims
 from chapter2.figures import WHISKERS_ALT
-from chapter2.records import DriftReport, PageRecord
+from chapter2.records import ClaimsMatrix, DriftReport, PageRecord, Status
 from chapter2.releases import baseline_jax
 from chapter2.runs import recorded_run, recorded_runs
 from chapter2.timing import times_text
@@ -290,12 +290,12 @@ NOT_NOTED = {
 
 
 def test_every_claim_that_drifted_under_a_measured_release_has_a_version_note(pages):
-    matrix = json.loads((ROOT / "data" / "matrix" / "matrix.json").read_text())
+    matrix = ClaimsMatrix.read(ROOT / "data" / "matrix")
     noted = {c for page in pages.values() for c in page.noted}
     drifted = {  # of the claims the book makes now: the matrix keeps those it dropped
         claim_id
-        for claim_id, entry in matrix["claims"].items()
-        if "drifted" in entry["status"].values() and claim_id in claims()
+        for claim_id, across in matrix.claims.items()
+        if Status.DRIFTED in across.status.values() and claim_id in claims()
     }
     assert drifted - noted - NOT_NOTED.keys() == set()
     assert NOT_NOTED.keys() <= drifted  # a reason for a claim that never drifted is stale

@@ -9,11 +9,14 @@ fields added since (they take their defaults). Free-form values stay mappings: a
 `expected` and `observed`, a timed comparison's numbers."""
 
 import dataclasses
+import functools
 import json
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from chapter2.releases import release_key
 
 
 class Kind(StrEnum):
@@ -180,6 +183,66 @@ class ClaimsReport:
 
     def dump(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimAcrossReleases:
+    """One claim under each release the matrix measured."""
+
+    page: str
+    kind: Kind
+    status: dict[str, Status]  # by release
+    reasons: dict[str, str]  # by release: why its check could not run there
+    since: str | None  # asserted: the oldest release from which it holds in every later one
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimsMatrix:
+    """The claims matrix: a `ClaimsReport` per JAX release, oldest first, as
+    `nox -s matrix` recorded them in data/matrix/jax-<release>.json."""
+
+    runs: list[ClaimsReport]
+
+    def __post_init__(self) -> None:  # oldest first, whatever order they were given in
+        object.__setattr__(self, "runs", sorted(self.runs, key=lambda r: release_key(r.jax)))
+
+    @classmethod
+    def read(cls, folder: str | Path) -> "ClaimsMatrix":
+        """The runs in `folder` (none where it holds none)."""
+        return cls([ClaimsReport.load(p) for p in Path(folder).glob("jax-*.json")])
+
+    @property
+    def releases(self) -> list[str]:
+        return [run.jax for run in self.runs]
+
+    def run_of(self, release: str) -> ClaimsReport | None:
+        return next((run for run in self.runs if run.jax == release), None)
+
+    @functools.cached_property
+    def claims(self) -> dict[str, ClaimAcrossReleases]:
+        """Each claim any run checked, with its status under each release that checked it."""
+        found: dict[str, ClaimAcrossReleases] = {}
+        for run in self.runs:
+            for verdict in run.claims:
+                claim = found.setdefault(
+                    verdict.id, ClaimAcrossReleases(verdict.page, verdict.kind, {}, {}, None)
+                )
+                claim.status[run.jax] = verdict.status
+                if verdict.status is Status.CANNOT_CHECK:
+                    claim.reasons[run.jax] = verdict.evidence
+        return {
+            claim_id: dataclasses.replace(claim, since=self._since(claim))
+            for claim_id, claim in found.items()
+        }
+
+    def _since(self, claim: ClaimAcrossReleases) -> str | None:
+        """The oldest release from which an asserted claim holds in every later release."""
+        first = None
+        for release in reversed(self.releases if claim.kind is Kind.ASSERTED else []):
+            if claim.status.get(release) is not Status.HOLDS:
+                break
+            first = release
+        return first
 
 
 @dataclasses.dataclass(frozen=True)

@@ -20,6 +20,7 @@ MODULES = (
     "numbering",
     "dependencies",
     "verdicts",
+    "matrix",
     "record",
     "notebooks",
     "links",

@@ -1,15 +1,14 @@
-"""`python -m book COMMAND ARGS`: the layer's four commands, each its module's `main`.
+"""`python -m book COMMAND ARGS`: the layer's three commands, each its module's `main`.
 
 build SOURCE OUTDIR [sphinx-build options]   the one build command (book.build)
 drift REPORT.json                             exit 1 when the report says the book drifted
-matrix FOLDER                                 the claim x release matrix from FOLDER's runs
 site SITE PLAN                                assemble the versioned site a plan names
 """
 
 import sys
 from importlib import import_module
 
-COMMANDS = ("build", "drift", "matrix", "site")
+COMMANDS = ("build", "drift", "site")
 
 
 def main(argv: list[str] | None = None) -> int:

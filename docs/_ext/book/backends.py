@@ -8,6 +8,8 @@ in data/backends/<name>/ did, shown where that run checked the claim, its
 the claim under another JAX release (data/matrix/jax-<release>.json), filled the same way.
 """
 
+import functools
+import hashlib
 import re
 from pathlib import Path
 from typing import ClassVar
@@ -17,7 +19,7 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
-from chapter2.records import ClaimsReport, value_at
+from chapter2.records import ClaimsMatrix, ClaimsReport, value_at
 from chapter2.releases import baseline_jax
 from chapter2.runs import recorded_run
 
@@ -70,22 +72,21 @@ class BackendNote(SphinxDirective):
             sentence = with_recorded(text, run.value)
         except KeyError as err:
             return [reporter.warning(err.args[0], line=self.lineno)]
-        folder = Path(self.config.book_claims_matrix).parent
-        self.env.note_dependency(str(matrix_file(folder, run.jax)))
-        cause = release_or_backend(folder, self.arguments[0], run.jax, baseline_jax())
+        matrix = claims_matrix(self.config)
+        cause = release_or_backend(matrix, self.arguments[0], run.jax, baseline_jax())
         box = nodes.container(classes=["backend-note"])
         box += self.parse_text_to_nodes(f"{sentence} ({cause}.)" if cause else sentence)
         return [box]
 
 
-def release_or_backend(folder: Path, claim_id: str, release: str, baseline: str) -> str | None:
+def release_or_backend(matrix: ClaimsMatrix, claim_id: str, release: str, baseline: str):
     """Why a run's other release, as well as its backend, may explain what it did: how the
     claims matrix found the claim on the CPU under the run's release and under the book's.
     None where the two agree (the overview says the GPU then made the difference)."""
     statuses = []
     for version in (release, baseline):
-        recorded = matrix_file(folder, version).is_file()
-        by_id = matrix_record(folder, version).by_id if recorded else {}
+        recorded = matrix.run_of(version)
+        by_id = recorded.by_id if recorded else {}
         statuses.append(by_id[claim_id].status if claim_id in by_id else None)
     if None in statuses:
         return f"JAX {release} is not measured on the CPU for this"
@@ -97,14 +98,23 @@ def release_or_backend(folder: Path, claim_id: str, release: str, baseline: str)
     )
 
 
-def matrix_file(folder: Path, release: str) -> Path:
-    """Where the claims matrix keeps what it recorded under JAX `release`."""
-    return folder / f"jax-{release}.json"
+def claims_matrix(config) -> ClaimsMatrix:
+    """The claims matrix of `book_matrix` (data/matrix/), read once while it stays the same."""
+    return _read_matrix(Path(config.book_matrix), config.book_matrix_digest)
 
 
-def matrix_record(folder: Path, release: str) -> ClaimsReport:
-    """What the claims matrix recorded under JAX `release`."""
-    return ClaimsReport.load(matrix_file(folder, release))
+@functools.lru_cache(maxsize=1)
+def _read_matrix(folder: Path, digest: str) -> ClaimsMatrix:
+    return ClaimsMatrix.read(folder)
+
+
+def matrix_digest(app, config) -> None:
+    """`config-inited`: the matrix's records as a digest in the config, so that a release
+    recorded again, or added, reads every page again."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(config.book_matrix).glob("jax-*.json")):
+        digest.update(path.name.encode() + path.read_bytes())
+    config.book_matrix_digest = digest.hexdigest()[:16]
 
 
 def matrix_value(recorded: ClaimsReport, key: str):
@@ -139,12 +149,9 @@ class ReleaseNote(SphinxDirective):
 
     def run(self):
         claim_id, release = self.arguments
-        folder = Path(self.config.book_claims_matrix).parent
-        self.env.note_dependency(str(matrix_file(folder, release)))
-        if matrix_file(folder, release).is_file():
-            recorded = matrix_record(folder, release)
-        else:
-            recorded = ClaimsReport(release, "", "", "", [])  # no record of it: none holds
+        recorded = claims_matrix(self.config).run_of(release)
+        if recorded is None:  # no record of it: none holds
+            recorded = ClaimsReport(release, "", "", "", [])
         problem = release_note_problem(recorded, claim_id, self.options.get("status"))
         if problem:
             return [self.state.document.reporter.warning(problem, line=self.lineno)]
@@ -161,6 +168,9 @@ class ReleaseNote(SphinxDirective):
 
 def setup(app):
     app.add_config_value("book_backends", "", "env", types=[str])
+    app.add_config_value("book_matrix", "", "env", types=[str])
+    app.add_config_value("book_matrix_digest", "", "env", types=[str])
+    app.connect("config-inited", matrix_digest)
     app.add_directive("backend-note", BackendNote)
     app.add_directive("release-note", ReleaseNote)
     return SERIAL
