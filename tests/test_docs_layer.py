@@ -715,6 +715,7 @@ def test_the_roofs_are_measured_once_and_again_only_when_their_method_changes(
     tmp_path, monkeypatch
 ):
     import os
+    import time
     from types import SimpleNamespace
 
     from book import roofs
@@ -725,6 +726,7 @@ def test_the_roofs_are_measured_once_and_again_only_when_their_method_changes(
 
     def probe(name, env=None, base=None):
         measured.append((name, env, jax_settings(base)))
+        time.sleep(0.3)  # a probe takes time: the build keeps how long
         return f'{{"peak": {len(measured)}}}'
 
     monkeypatch.setattr(roofs, "run_probe", probe)
@@ -738,6 +740,8 @@ def test_the_roofs_are_measured_once_and_again_only_when_their_method_changes(
     assert measured == [("roofs", {"JAX_PLATFORMS": "cpu"}, [])]  # on JAX's defaults
     method.write_text("# changed")
     assert roofs.measured(app, {method}) == '{"peak": 2}'
+    assert 0.3 <= roofs.probe_seconds(tmp_path / "b") < 5  # the pages' work, for the benchmark
+    assert roofs.probe_seconds(tmp_path / "none") == 0.0
 
 
 def test_pages_that_place_programs_are_read_again_when_the_roofs_are_gone(tmp_path):

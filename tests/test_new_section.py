@@ -86,7 +86,7 @@ def copy_of_the_repository(repo):
     # The pages already executed stay executed: their outputs, and the roofs in their keys.
     if (HTML.parent / ".jupyter_cache").is_dir():
         shutil.copytree(HTML.parent / ".jupyter_cache", repo / "docs/_build/.jupyter_cache")
-    for kept in ("roofs.json", "roofs.method"):  # the roofs, and the code that measured them
+    for kept in ("roofs.json", "roofs.method.json"):  # the roofs, and the code that measured them
         if (HTML.parent / kept).is_file():
             shutil.copy2(HTML.parent / kept, repo / "docs/_build" / kept)
 

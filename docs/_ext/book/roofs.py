@@ -5,7 +5,9 @@ key (book.dependencies), so no page shows roofs of another run than its own timi
 whose roofs file is gone reads those pages again, and they measure anew."""
 
 import hashlib
+import json
 import os
+import time
 from pathlib import Path
 
 from book import SERIAL, build_folder
@@ -25,24 +27,34 @@ def places_programs(files: set[Path]) -> bool:
     return any(path.as_posix().endswith(ENGINE_MODULE.as_posix()) for path in files)
 
 
-def method_file(app) -> Path:
-    """Where the build keeps a hash of the code that measured its roofs."""
-    return roofs_file(app).with_suffix(".method")
+def method_file(build: Path) -> Path:
+    """Where a build keeps a hash of the code that measured its roofs, and the seconds its
+    probe took (the pages' work, tools/build_benchmark.py counts it so)."""
+    return build / "roofs.method.json"
 
 
 def measured(app, method: set[Path]) -> str:
     """The roofs' JSON: the build's file, measured first if there is none or if the code of
     the `method` differs from the code that measured it (its contents, not its times)."""
-    path, stamp = roofs_file(app), method_file(app)
+    path, stamp = roofs_file(app), method_file(build_folder(app))
     digest = hashlib.sha256(b"".join(f.read_bytes() for f in sorted(method))).hexdigest()
-    if not path.is_file() or not stamp.is_file() or stamp.read_text() != digest:
+    kept = json.loads(stamp.read_text()) if stamp.is_file() else {}
+    if not path.is_file() or kept.get("method") != digest:
         path.parent.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
         roofs = run_probe(  # on the book's device, with JAX's defaults (book.kernels)
             "roofs", env={"JAX_PLATFORMS": "cpu"}, base=without_jax_settings(os.environ)
         )
         path.write_text(roofs)
-        stamp.write_text(digest)
+        seconds = round(time.perf_counter() - started, 1)
+        stamp.write_text(json.dumps({"method": digest, "seconds": seconds}))
     return path.read_text()
+
+
+def probe_seconds(build: Path) -> float:
+    """How long the build in `build` took to measure its roofs (0 where it measured none)."""
+    stamp = method_file(build)
+    return json.loads(stamp.read_text())["seconds"] if stamp.is_file() else 0.0
 
 
 def share_with_kernels(app) -> None:
