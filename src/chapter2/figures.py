@@ -70,13 +70,19 @@ def stream_sweep_figure(roofs) -> Figure:
     (`chapter2.roofline.Pattern`), on log axes, with the extent of each cache the sweep found
     (dotted) and the last-level cache the CPU reports (dashed). The alt text gives every
     point."""
-    from chapter2.roofline import Pattern, rate_text, size_text  # noqa: PLC0415
+    from chapter2.roofline import IN_PLACE_READS, Pattern, rate_text, size_text  # noqa: PLC0415
 
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
     streams = {p: roofs.sweep_of(p) for p in (Pattern.IN_PLACE, Pattern.READ) if roofs.sweep_of(p)}
     for (pattern, swept), style in zip(streams.items(), ("o-", "s--"), strict=False):
         sizes = [size / 2**20 for size, _ in swept]
         ax.plot(sizes, [rate / 1e9 for _, rate in swept], style, label=str(pattern))
+    edge = max((c.extent for c in roofs.caches), default=0)
+    past = [(size, rate) for size, rate in roofs.sweep if size > edge]
+    if roofs.read_sweep and past:  # the roof of reading past the caches, with the read-only one
+        sizes = [size / 2**20 for size, _ in past]
+        reads = [IN_PLACE_READS * rate / 1e9 for _, rate in past]
+        ax.plot(sizes, reads, "-", lw=0.8, color="tab:blue", alpha=0.6, label="in place, its reads")
     for cache in roofs.caches:
         ax.axvline(cache.extent / 2**20, ls=":", color="black", label=f"{cache.name}' edge")
     if roofs.reported_cache:
@@ -100,9 +106,14 @@ def stream_sweep_figure(roofs) -> Figure:
         + "."
         for pattern, swept in streams.items()
     )
+    reads = (
+        " A thin line gives the in-place stream's reads past the caches, two thirds of its "
+        "rate." * bool(roofs.read_sweep and past)
+    )
     return Figure.of(
         fig,
-        alt=f"Log-log plot of the streams' bandwidth by working set. {points}{edges}{reported}",
+        alt=f"Log-log plot of the streams' bandwidth by working set. {points}{reads}{edges}"
+        f"{reported}",
     )
 
 
@@ -116,7 +127,7 @@ def held_as(p) -> str:
     size", "past the caches, the read-only stream from memory"."""
     if p.in_cache:
         return "in the caches at their size"
-    return f"past the caches, the {p.stream.stream} from memory"
+    return f"past the caches, the {p.roofs.roof_name(p.held, p.pattern)} from memory"
 
 
 def roofline_figure(

@@ -48,6 +48,9 @@ PATTERNS_FROM = 16 * 2**20
 # sizes (main memory): a margin past the noise of a shared machine, so that a level's extent
 # does not move with a neighbour's load.
 CACHED = 1.5
+# Of the in-place stream's bytes, those it reads: x and y, of x, y and x written back. Memory
+# gave reads at least this share of its rate, while it also took the writes.
+IN_PLACE_READS = 2 / 3
 # A build measures the roofs once and names their file here, so that every page places its
 # programs under the same roofs; without it `machine_roofs` measures them.
 ROOFS_VARIABLE = "CHAPTER2_ROOFS"
@@ -187,31 +190,40 @@ class Roofs:
         return any(c.extent is not None and footprint <= c.extent for c in self.caches)
 
     def bandwidth_for(self, footprint: float, pattern: Pattern = Pattern.IN_PLACE) -> float:
-        """The bandwidth roof of work whose arrays take `footprint` bytes, never below main
-        memory's (a slower measure of a cache is noise). Reading alone, where the read-only
-        stream ran faster (`stream_for`): that stream's rate for their size (`read_rate_for`).
-        Otherwise, where they fit in a cache: the in-place stream's rate at the smallest
-        working set that holds them (the level they meet: L2's rate for a small program, L3's
-        for a larger one), near the caches' edge one measurement on a steep fall
-        (`near_edge`); past the caches, main memory's."""
-        if self.stream_for(footprint, pattern) is Pattern.READ:
-            return max(self.read_rate_for(footprint), self.bandwidth)
+        """The bandwidth roof of work whose arrays take `footprint` bytes: where they fit in a
+        cache, the in-place stream's rate at the smallest working set that holds them (the
+        level they meet: L2's rate for a small program, L3's for a larger one), near the
+        caches' edge one measurement on a steep fall (`near_edge`), never below main memory's
+        (a slower measure of a cache is noise); past the caches, main memory's. Reading
+        alone, where the read-only stream was measured for their size (`read_rate_for`): in a
+        cache, the faster of the two streams; past the caches, the faster of the read-only
+        stream and the in-place stream's reads (`IN_PLACE_READS` of its rate: reading from
+        memory was never measured faster than that, while the in-place stream's writes may
+        reach memory beside its reads)."""
+        read = self.read_rate_for(footprint) if pattern is Pattern.READ else None
         if self.fits_cache(footprint):
-            return max(self.rate_at(footprint), self.bandwidth)
-        return self.bandwidth
+            in_place = max(self.rate_at(footprint), self.bandwidth)
+            return in_place if read is None else max(read, in_place)
+        return self.bandwidth if read is None else max(read, IN_PLACE_READS * self.bandwidth)
 
     def stream_for(self, footprint: float, pattern: Pattern) -> Pattern:
         """The pattern whose stream holds work of `pattern` whose arrays take `footprint`
-        bytes: reading alone, the read-only stream's where it ran faster than the in-place one
-        at their level (past the caches, over the largest sizes; in a cache, at their size);
-        else the in-place stream's. A program is held to the fastest way measured to meet its
-        level: reading is no slower than reading and writing, and a reduction's kernel may
-        read slower than memory can give."""
-        if pattern is not Pattern.READ or not self.read_sweep:
-            return Pattern.IN_PLACE
-        read = self.read_rate_for(footprint)
-        in_place = self.rate_at(footprint) if self.fits_cache(footprint) else self.bandwidth
-        return Pattern.READ if read and read > in_place else Pattern.IN_PLACE
+        bytes: reading alone, the read-only stream's where it read faster than the in-place
+        stream's reads at their level (`bandwidth_for`); else the in-place stream's."""
+        read = self.read_rate_for(footprint) if pattern is Pattern.READ else None
+        if read is not None and read >= self.bandwidth_for(footprint, pattern):
+            return Pattern.READ
+        return Pattern.IN_PLACE
+
+    def roof_name(self, footprint: float, pattern: Pattern) -> str:
+        """The roof of `bandwidth_for` in a few words: "read-only stream", "in-place stream",
+        or, for reading held past the caches to the in-place stream's reads, "in-place
+        stream's reads"."""
+        stream = self.stream_for(footprint, pattern)
+        held_to_reads = stream is Pattern.IN_PLACE and pattern is Pattern.READ
+        if held_to_reads and self.read_rate_for(footprint) and not self.fits_cache(footprint):
+            return "in-place stream's reads"
+        return stream.stream
 
     def read_rate_for(self, footprint: float) -> float | None:
         """The read-only stream's rate for arrays of `footprint` bytes: at their size
@@ -226,7 +238,7 @@ class Roofs:
         may find one the in-place stream, which also writes, did not): from its smallest size
         up to theirs (under twice theirs), short of the three largest, it ran CACHED times
         main memory's roof for reading or more, as `levels_of` finds the in-place caches."""
-        memory = max(self.read_rate or 0.0, self.bandwidth)
+        memory = self.memory_rate(Pattern.READ)
         for size, rate in self.read_sweep[:-3]:
             if rate < CACHED * memory:
                 return False
@@ -260,15 +272,13 @@ class Roofs:
         return statistics.median(rate for _, rate in swept) if swept else None
 
     def memory_rate(self, pattern: Pattern = Pattern.IN_PLACE) -> float:
-        """Main memory's rate for a program of one pattern: the bandwidth, or, reading alone,
-        the read-only stream's median where it ran faster (`stream_for`)."""
-        if pattern is Pattern.READ and self.stream_for(math.inf, pattern) is Pattern.READ:
-            return self.read_rate
-        return self.bandwidth
+        """Main memory's rate for a program of one pattern, past the caches (`bandwidth_for`)."""
+        return self.bandwidth_for(math.inf, pattern)
 
     def __str__(self) -> str:
         caches = "".join(
-            f"; {c.name} up to {size_text(c.extent)}, {rate_text(c.bandwidth, 'B')}"
+            f"; {c.name} up to {size_text(c.extent)}, {rate_text(c.bandwidth, 'B')} by the median "
+            "of their sizes (a program there is held to the rate at its size)"
             for c in self.caches
         )
         return (
@@ -594,9 +604,10 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
     short of it), and its verdict with its share of what the roofs allow (`placed`:
     Placements by name); where a bandwidth-bound program's roof is not main memory's in-place
     rate, the verdict gives it: the in-place stream's rate at its size in a cache (near the
-    caches' edge, said to be one measurement on a steep fall), the read-only stream's past
-    them, and the fresh pages a call, where measured; a program that only reads, held past the
-    caches to the in-place stream, also gives the slower rate the read-only stream reached."""
+    caches' edge, said to be one measurement on a steep fall), the read-only stream's or the
+    in-place stream's reads for a program that only reads, and the fresh pages a call, where
+    measured; one held to the in-place stream's reads also gives the slower rate the
+    read-only stream reached."""
     from chapter2.timing import milliseconds  # noqa: PLC0415 - imported by the pages anyway
 
     def achieved(p: Placement) -> str:
@@ -606,17 +617,17 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
 
     def standing(p: Placement) -> str:
         other = p.bandwidth != p.roofs.bandwidth and p.bound in (Bound.MEMORY, Bound.CACHE)
-        where = p.stream.stream if not p.in_cache else "at its size"
-        where = f"{p.stream.stream} {where}" if p.in_cache and p.stream is Pattern.READ else where
+        name = p.roofs.roof_name(p.held, p.pattern)
+        where = name if not p.in_cache else "at its size"
+        where = f"{name} {where}" if p.in_cache and name != Pattern.IN_PLACE.stream else where
         notes = [f"{where}, {rate_text(p.bandwidth, 'B')}"] if other else []
         notes += (
             ["near their edge: one measurement on a steep fall"] if other and p.near_edge else []
         )
         slower_reads = p.pattern is Pattern.READ and p.stream is Pattern.IN_PLACE
-        if slower_reads and not p.in_cache and p.roofs.read_rate:  # held above what reads did
+        if slower_reads and other and p.roofs.read_rate_for(p.held):  # held above what it did
             notes += [
-                f"held to the in-place stream, {rate_text(p.bandwidth, 'B')}; the read-only "
-                f"stream reached {rate_text(p.roofs.read_rate, 'B')}"
+                f"the read-only stream reached {rate_text(p.roofs.read_rate_for(p.held), 'B')}"
             ]
         notes += [f"{p.fresh / 1e6:.0f} MB of fresh pages a call"] if p.fresh >= 1e6 else []
         held = f" ({'; '.join(notes)})" if notes else ""

@@ -14,6 +14,7 @@ import numpy as np
 from chapter2.cases.ynn import YNN_OFF, uses_ynn
 from chapter2.claims.backends import CPU_THREADS, YNN
 from chapter2.claims.registry import Observation, claim, counted, listed
+from chapter2.compat import cost_analysis
 from chapter2.environment import default_device
 from chapter2.hlo import compiled_text, entry_computation, instruction_names, kernels
 from chapter2.pprof import buffer_bytes, read_profile
@@ -330,8 +331,11 @@ def _python_tracer() -> Observation:
 @claim(
     "xla-execute-threads",
     only_on=CPU_THREADS,
-    checks="That in a trace of one call of a jitted `sin(v).sum()` over 1000 values, every "
-    "kernel event ran on a thread named `tf_XLAExecute/…`.",
+    checks="That in a trace of one call of a jitted `sin(v).sum()` over 1000 values, which "
+    "XLA's cost analysis rates at 1000 flops or more, every kernel event ran on a thread named "
+    "`tf_XLAExecute/…`; and that in a trace of one call of a jitted transpose of a 2000 x 2000 "
+    "array, rated at none, every kernel event ran on the thread that made the call.",
+    unchecked="That every program rated under 1000 flops runs there: 2.7 checks the rule itself.",
 )
 def _xla_threads() -> Observation:
     with tempfile.TemporaryDirectory() as log_dir:
@@ -339,13 +343,41 @@ def _xla_threads() -> Observation:
         trace = read_trace(log_dir)
     kernels_run = [e for e in trace.events if e["name"] in instruction_names(hlo)]
     threads = sorted({trace.thread_of(e).split("/")[0] for e in kernels_run})
+    transpose, a = jax.jit(lambda m: m.T), jnp.ones((2000, 2000))
+    transpose(a).block_until_ready()
+    with tempfile.TemporaryDirectory() as log_dir:
+        with jax.profiler.trace(log_dir):
+            transpose(a).block_until_ready()
+        trace = read_trace(log_dir)
+    names = instruction_names(transpose.lower(a).compile().as_text())
+    callers = {trace.thread_of(e) for e in trace.events if e["name"].startswith("PjitFunction")}
+    inline = [trace.thread_of(e) for e in trace.events if e["name"] in names]
+    flops = [_flops(jax.jit(lambda v: jnp.sin(v).sum()), jnp.ones(1000)), _flops(transpose, a)]
     return Observation(
-        expected={"threads of the kernels": ["tf_XLAExecute"]},
-        observed={"threads of the kernels": threads},
-        said=f"In a trace of one call of a jitted sin(v).sum() over 1000 values, the "
-        f"{counted(len(kernels_run), 'kernel event')} ran on threads named "
-        f"{listed(threads, 'nothing')}.",
+        expected={
+            "threads of the kernels": ["tf_XLAExecute"],
+            "rated at 1000 flops or more": [True, False],
+            "the transpose's kernels ran on the calling thread": True,
+        },
+        observed={
+            "threads of the kernels": threads,
+            "rated at 1000 flops or more": [f >= 1000 for f in flops],
+            "the transpose's kernels ran on the calling thread": bool(inline)
+            and set(inline) <= callers,
+            "the transpose's kernel threads": sorted(set(inline)),
+        },
+        said=f"In a trace of one call of a jitted sin(v).sum() over 1000 values, rated at "
+        f"{flops[0]:.0f} flops, the {counted(len(kernels_run), 'kernel event')} ran on threads "
+        f"named {listed(threads, 'nothing')}. A jitted transpose of a 2000 x 2000 array, rated "
+        f"at {flops[1]:.0f} flops, ran its {counted(len(inline), 'kernel event')} on "
+        f"{listed(sorted(set(inline)), 'no thread')}; the call ran on "
+        f"{listed(sorted(callers), 'no thread')}.",
     )
+
+
+def _flops(jitted, *args) -> float:
+    """The flops XLA's cost analysis rates a jitted function's compiled program at."""
+    return cost_analysis(jitted.lower(*args).compile()).get("flops", 0.0)
 
 
 @claim(
