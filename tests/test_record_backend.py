@@ -69,7 +69,7 @@ def test_every_page_runs_past_a_failing_cell(recorded):
         names = set(tar.getnames())
         pages = {p["page"]: p for p in json.load(tar.extractfile("pages.json"))}
         log = tar.extractfile("pages.log").read().decode()
-    assert {"run.json", "claims.json", "claims-host.json", "numbers.json", "host.json"} <= names
+    assert {"call.json", "claims.json", "claims-host.json", "numbers.json", "host.json"} <= names
     assert pages["broken"]["ran to the end"] is True
     assert [c["cell"] for c in pages["broken"]["failed cells"]] == [1]
     assert pages["broken"]["failed cells"][0]["error"] == "ZeroDivisionError: division by zero"
@@ -77,9 +77,11 @@ def test_every_page_runs_past_a_failing_cell(recorded):
     assert pages["numpy-to-jax"]["failed cells"] == [], pages  # Matplotlib, IPython's stand-in
     assert pages["numpy-to-jax"]["on"] == "host CPU"
     assert "[glue] " in log  # myst_nb's stand-in glued
-    assert (record["platform"], record["device"], record["jax"]) == ("cpu", "cpu", jax.__version__)
-    assert record["host"]["cores"] >= 1
-    assert set(record["parts"]) == {"claims", "pages", "numbers"}
+    assert set(record) <= names  # run() names the files it recorded
+    described = record_backend.describe(out / "record")  # here, as unpack does
+    assert (described.platform, described.device, described.jax) == ("cpu", "cpu", jax.__version__)
+    assert described.host["cores"] >= 1
+    assert set(described.parts) == {"claims", "pages", "numbers"}
 
 
 def test_a_record_is_never_mixed_with_an_older_one(recorded):
@@ -101,13 +103,24 @@ def test_parts_unpacked_in_turn_make_one_run_judged_as_the_claims_are_now(record
     with pytest.raises(SystemExit, match=r"already holds .*claims\.json"):
         record_backend.unpack(out / "record.tar.gz", folder)  # a recorded file is kept
     again = record_backend.unpack(out / "record.tar.gz", folder, again=["claims", "numbers"])
-    assert set(again["parts"]) == {"claims", "pages", "numbers"}
+    assert set(again.parts) == {"claims", "pages", "numbers"}
+    assert all(len(calls) == 2 for calls in again.parts.values())  # each call, oldest first
 
 
 def test_the_claims_cli_names_a_page_without_claims(capsys):
     with pytest.raises(SystemExit):
         main(["--page", "no-such-page"])
     assert "no claim's home is the page 'no-such-page'" in capsys.readouterr().err
+
+
+# What run() puts beside a later call's training: the call, and the host's software.
+LATER = {
+    "call.json": json.dumps({"made": "later", "parts": ["training"], "recorded": "2026-12-07"}),
+    "host.json": json.dumps(
+        {"jax": "0.10.2", "jaxlib": "0.10.2", "python": "3.11.7", "cpu": "x", "cores": 1}
+    ),
+}
+ON_TPU = {"device": {"device": "TPU", "platform": "tpu"}}  # as a training file names it
 
 
 def _archive(path, files: dict) -> None:
@@ -121,8 +134,8 @@ def _archive(path, files: dict) -> None:
 def test_a_later_section_joins_a_run_whose_config_lacked_a_new_field(tmp_path):
     """A field added to `Config` after a run was recorded holds its default there; a field
     that differs refuses the archive, naming it, and leaves every recorded file as it was."""
-    run = {"device": "TPU", "jax": "0.10.2", "parts": {}, "files": {}, "recorded": "2026-12-06"}
-    run["host"] = None
+    run = {"device": "TPU", "platform": "tpu", "jax": "0.10.2", "parts": {}, "files": {}}
+    run |= {"recorded": "2026-12-06", "host": None}
     old = {"batch": 8, "bf16": True}  # recorded before `accumulate` existed
     folder = tmp_path / "run"
     folder.mkdir()
@@ -135,8 +148,8 @@ def test_a_later_section_joins_a_run_whose_config_lacked_a_new_field(tmp_path):
     _archive(
         later / "record.tar.gz",
         {
-            "run.json": json.dumps({**run, "parts": {"training": "later"}}),
-            "training.json": json.dumps({"config": new, "step_ops": {"b": 2}}),
+            **LATER,
+            "training.json": json.dumps({"config": new, "step_ops": {"b": 2}, **ON_TPU}),
             "training.log": "later\n",
         },
     )
@@ -151,8 +164,10 @@ def test_a_later_section_joins_a_run_whose_config_lacked_a_new_field(tmp_path):
     _archive(
         other / "record.tar.gz",
         {
-            "run.json": json.dumps(run),
-            "training.json": json.dumps({"config": {**new, "batch": 16}, "more": {"c": 3}}),
+            **LATER,
+            "training.json": json.dumps(
+                {"config": {**new, "batch": 16}, "more": {"c": 3}, **ON_TPU}
+            ),
             "training.log": "other\n",
         },
     )
@@ -162,8 +177,8 @@ def test_a_later_section_joins_a_run_whose_config_lacked_a_new_field(tmp_path):
 
 
 def test_a_section_recorded_anew_replaces_the_old_one_which_is_kept_beside_it(tmp_path):
-    run = {"device": "TPU", "jax": "0.10.2", "parts": {}, "files": {}, "recorded": "2026-12-06"}
-    run["host"] = None
+    run = {"device": "TPU", "platform": "tpu", "jax": "0.10.2", "parts": {}, "files": {}}
+    run |= {"recorded": "2026-12-06", "host": None}
     config = {"batch": 8, "f32_params": []}  # a tuple default, as JSON writes it
     folder = tmp_path / "run"
     folder.mkdir()
@@ -173,8 +188,8 @@ def test_a_section_recorded_anew_replaces_the_old_one_which_is_kept_beside_it(tm
     later = tmp_path / "later"
     later.mkdir()
     files = {
-        "run.json": json.dumps({**run, "parts": {"training": "later"}}),
-        "training.json": json.dumps({"config": config, "fits": {"b": 2}}),
+        **LATER,
+        "training.json": json.dumps({"config": config, "fits": {"b": 2}, **ON_TPU}),
     }
     _archive(later / "record.tar.gz", files)
     with pytest.raises(SystemExit, match="already holds the training of fits"):

@@ -14,6 +14,7 @@ from chapter2.records import (
     Kind,
     PageRecord,
     Problem,
+    RunFile,
     Statement,
     Status,
     VerdictRecord,
@@ -133,3 +134,31 @@ def test_a_value_is_found_by_its_path_and_a_missing_one_is_named():
     for key, part in [("numbers/runs/2", "2"), ("numbers/median", "median"), ("device/0", "0")]:
         with pytest.raises(KeyError, match=rf"the run x holds no '{key}' \('{part}' is missing\)"):
             value_at(values, key, "the run x")
+
+
+def test_every_committed_run_file_loads_typed_and_reads_back_equal(tmp_path):
+    for path in sorted((DATA / "backends").glob("*/run.json")):
+        run = RunFile.load(path)
+        assert run.files["claims"], path
+        assert run.parts, path
+        assert all(isinstance(calls, list) for calls in run.parts.values()), path
+        run.dump(tmp_path / "run.json")
+        assert RunFile.load(tmp_path / "run.json") == run, path
+    first = RunFile.load(DATA / "backends" / "h200-jax-0.11.2" / "run.json")  # its own keys
+    assert (first.files, list(first.parts)) == (
+        {"claims": "claims-gpu.json", "numbers": "gpu-numbers.json"},
+        ["claims"],
+    )
+
+
+def test_a_later_call_joins_a_run_of_the_same_device_and_jax():
+    run = RunFile("TPU", "tpu", "0.10.2", "2026-12-06", {"claims": "c.json"}, {"claims": ["a"]})
+    later = RunFile(
+        "TPU", "tpu", "0.10.2", "2026-12-07", {"pages": "p.json"}, {"claims": ["b"], "pages": ["b"]}
+    )
+    joined = run.joined(later)
+    assert joined.parts == {"claims": ["a", "b"], "pages": ["b"]}  # every call, oldest first
+    assert joined.files == {"claims": "c.json", "pages": "p.json"}
+    assert joined.recorded == "2026-12-06"
+    with pytest.raises(ValueError, match="not GPU"):
+        run.joined(RunFile("GPU", "gpu", "0.10.2", "2026-12-07", {}, {}))

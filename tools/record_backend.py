@@ -15,8 +15,8 @@ by part (`--part`), into a folder that it archives as OUT/record.tar.gz after ea
   time (a TPU chip serves one process);
 - `numbers`: what the chapter's sections measure on the device (`chapter2.accelerator`);
 - `training`: the training page's model on the device (`chapter2.training_numbers`).
-`unpack` adds an archive's files to a run's folder, so that parts recorded in separate calls
-make one run, and `report` (which `unpack` runs too) says claim by claim where that machine
+`unpack` adds an archive's files to a run's folder and describes them in its run.json
+(`describe`), so that parts recorded in separate calls make one run, and `report` (which `unpack` runs too) says claim by claim where that machine
 differs from the book, and why: the device, the release, or a fact of the CPU.
 """
 
@@ -282,29 +282,36 @@ def host_facts(folder: Path, env: dict[str, str]) -> None:
         raise SystemExit(msg)
 
 
-def describe(folder: Path, made: str, parts: list[str]) -> dict:
-    """run.json from the files in `folder`: the device and the software (as the claims, the
-    numbers or the training recorded them), the host, the date, what made each part."""
+def describe(folder: Path):
+    """The `chapter2.records.RunFile` of the parts recorded in `folder` (here, where the book
+    is installed): the device and the software (as the claims, the numbers or the training
+    recorded them), the host, the date, and the call that recorded them (call.json)."""
+    from chapter2.records import ClaimsReport, RunFile  # noqa: PLC0415 - not on the device
+
+    call = json.loads((folder / "call.json").read_text())
+    claims = (
+        ClaimsReport.load(folder / FILES["claims"]) if (folder / FILES["claims"]).exists() else None
+    )
     device = {}
-    for name in ("training", "numbers", "claims"):  # each names the device it ran on
-        path = folder / FILES[name]
-        if path.exists():
-            data = json.loads(path.read_text())
-            device = data["claims"][0] if name == "claims" else data["device"]
+    for name in ("training", "numbers"):  # each names the device it ran on
+        if (folder / FILES[name]).exists():
+            device = json.loads((folder / FILES[name]).read_text())["device"]
+    if claims is not None:
+        device = {"device": claims.claims[0].device, "platform": claims.claims[0].platform}
     host = json.loads((folder / "host.json").read_text()) if (folder / "host.json").exists() else {}
-    # the claims CLI records the software and the date it ran on; host.json the software
-    software = host or json.loads((folder / FILES["claims"]).read_text())
-    return {
-        "device": device["device"],
-        "platform": device["platform"],
-        "jax": software["jax"],
-        "jaxlib": software["jaxlib"],
-        "python": software["python"],
-        "host": {k: host[k] for k in ("cpu", "cores")} if host else None,
-        "recorded": software.get("recorded") or dt.datetime.now(dt.UTC).date().isoformat(),
-        "parts": {part: [made] for part in parts},
-        "files": {k: v for k, v in FILES.items() if (folder / v).exists()},
-    }
+    # host.json records the software in the environment the parts ran in; else the claims
+    software = host or {"jax": claims.jax, "jaxlib": claims.jaxlib, "python": claims.python}
+    return RunFile(
+        device=device["device"],
+        platform=device["platform"],
+        jax=software["jax"],
+        jaxlib=software["jaxlib"],
+        python=software["python"],
+        host={k: host[k] for k in ("cpu", "cores")} if host else None,
+        recorded=call["recorded"],
+        parts={part: [call["made"]] for part in call["parts"]},
+        files={k: v for k, v in FILES.items() if (folder / v).exists()},
+    )
 
 
 def run(
@@ -318,9 +325,9 @@ def run(
     numbers: list[str] | None = None,
     claims_page: str | None = None,
     training: list[str] | None = None,
-) -> dict:
+) -> list[str]:
     """Record `parts` into OUT/record/, archived after each part as `saved` (by default
-    OUT/record.tar.gz)."""
+    OUT/record.tar.gz), with the call that recorded them; the files recorded."""
     if not (work / "src" / "chapter2").is_dir():
         msg = f"{work} is not a folder made by `prepare`: run the copy of this file there"
         raise SystemExit(msg)
@@ -353,10 +360,11 @@ def run(
             run_module("chapter2.training_numbers", folder, env, quick, training)
         print(f"== {part}: {time.perf_counter() - start:.0f} s", flush=True)
         archive(folder, saved)
-    record = describe(folder, made, parts)
-    (folder / "run.json").write_text(json.dumps(record, indent=2) + "\n")
+    today = dt.datetime.now(dt.UTC).date().isoformat()  # unpack describes the run (`describe`)
+    call = {"made": made, "parts": parts, "recorded": today}
+    (folder / "call.json").write_text(json.dumps(call, indent=2) + "\n")
     archive(folder, saved)
-    return record
+    return sorted(p.name for p in folder.iterdir())
 
 
 def archive(folder: Path, path: Path) -> None:
@@ -425,25 +433,27 @@ def merged_sections(kept: dict, file: Path, folder: Path, again: list[str] | Non
 
 def unpack(
     path: Path, folder: Path, again: list[str] | None = None, sections: list[str] | None = None
-) -> dict:
-    """Add the files of the archive at `path` to the run in `folder`: run.json's parts and
-    files are merged with those already there; a page run again is added to pages.json
+):
+    """Add the files of the archive at `path` to the run in `folder`: the archive's run
+    (`describe`) joins run.json's (`RunFile.joined`); a page run again is added to pages.json
     beside its earlier run (the later one counts), numbers of parts not yet recorded join
     numbers.json, logs are appended; no other recorded file is replaced, but the files of
     the parts in `again`, recorded anew by the same command; a numbers or training section
     named in `sections` replaces the one recorded before, which is kept beside it."""
+    from chapter2.records import RunFile  # noqa: PLC0415 - not on the device
+
     folder.mkdir(parents=True, exist_ok=True)
     replaced = {name for part in again or [] for name in PART_FILES[part]}
     with tarfile.open(path) as tar, tempfile.TemporaryDirectory() as scratch:
         tar.extractall(scratch, filter="data")
         got = Path(scratch)
-        new = json.loads((got / "run.json").read_text())
+        new = describe(got)
         old_path = folder / "run.json"
-        old = json.loads(old_path.read_text()) if old_path.exists() else None
-        if old and (old["device"], old["jax"]) != (new["device"], new["jax"]):
-            msg = f"{folder} holds a run of {old['device']} with JAX {old['jax']}"
+        old = RunFile.load(old_path) if old_path.exists() else None
+        if old and (old.device, old.jax) != (new.device, new.jax):
+            msg = f"{folder} holds a run of {old.device} with JAX {old.jax}"
             raise SystemExit(msg)
-        merged = {"run.json", "host.json", FILES["pages"], FILES["numbers"], FILES["training"]}
+        merged = {"call.json", "host.json", FILES["pages"], FILES["numbers"], FILES["training"]}
         merged |= {"pages.log", "numbers.log", "training.log"} | replaced
         clash = sorted(
             p.name for p in got.iterdir() if p.name not in merged and (folder / p.name).exists()
@@ -465,27 +475,18 @@ def unpack(
         for file in got.iterdir():
             if file.name == FILES["pages"] and (folder / file.name).exists():
                 pages = json.loads((folder / file.name).read_text())
-                pages += [
-                    {**p, "made": new["parts"]["pages"]} for p in json.loads(file.read_text())
-                ]
+                pages += [{**p, "made": new.parts["pages"]} for p in json.loads(file.read_text())]
                 (folder / file.name).write_text(json.dumps(pages, indent=1) + "\n")
             elif file.name in sections:
                 (folder / file.name).write_text(json.dumps(sections[file.name], indent=1) + "\n")
             elif file.name.endswith(".log") and (folder / file.name).exists():
                 with (folder / file.name).open("a") as log:
                     log.write("\n" + file.read_text())
-            elif file.name != "run.json":
+            elif file.name != "call.json":  # what it says is in run.json
                 shutil.copy(file, folder / file.name)
-    if old:  # each part lists every call that recorded some of it, oldest first
-        parts = {k: v if isinstance(v, list) else [v] for k, v in old["parts"].items()}
-        for part, made in new["parts"].items():
-            parts[part] = parts.get(part, []) + (made if isinstance(made, list) else [made])
-        new["parts"] = parts
-        new["files"] = {**old["files"], **new["files"]}
-        new["recorded"] = min(old["recorded"], new["recorded"])
-        new["host"] = new["host"] or old["host"]
-    old_path.write_text(json.dumps(new, indent=2) + "\n")
-    return new
+    joined = old.joined(new) if old else new  # each part lists every call, oldest first
+    joined.dump(old_path)
+    return joined
 
 
 def differences(folder: Path) -> list[str]:
@@ -558,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
         args.failed.write_text(json.dumps(run_cells(args.cells.stem, cells)) + "\n")
     elif args.step == "unpack":
         found = unpack(args.archive, args.folder, args.again, args.sections_again)
-        print(json.dumps(found, indent=2))
+        print(json.dumps(dataclasses.asdict(found), indent=2))
     if args.step in ("unpack", "report"):
         print("\n".join(differences(args.folder)))
     return 0

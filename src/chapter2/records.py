@@ -1,7 +1,9 @@
 """The book's typed records: what a claim's check found (`VerdictRecord`), every claim
-checked in one process (`ClaimsReport`), what a build learned of its pages (`BuildRecord`)
-and what the site is built from (`SitePlan`), each with one JSON load and dump. It imports
-neither JAX, Sphinx nor docutils, and runs on Python 3.11, where a recording command runs.
+checked in one process (`ClaimsReport`) and under each release (`ClaimsMatrix`), what a
+build learned of its pages (`BuildRecord`), what a run on another machine says of itself
+(`RunFile`) and what the site is built from (`SitePlan`), each with one JSON load and dump.
+It imports neither JAX, Sphinx nor docutils, and runs on Python 3.11, where a recording
+command runs.
 
 A record is loaded from every committed file as it was written: a verdict written before
 its page was called `page` names it `section`, and a recorded run's verdict may lack the
@@ -434,6 +436,57 @@ class DriftReport:
 
     def dump(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+
+
+@dataclasses.dataclass(frozen=True)
+class RunFile:
+    """What a run recorded on another machine says of itself (data/backends/<name>/run.json):
+    the device and the software, the host's CPU, the date, the file that holds each part and
+    every call that recorded some of it, oldest first. `tools/record_backend.py` writes it;
+    `chapter2.runs` reads it. The first run (an H200) named its claims and numbers files by
+    keys of their own, and its one call as `made`."""
+
+    device: str  # as JAX names it: "TPU v5 lite"
+    platform: str
+    jax: str
+    recorded: str  # the date of its measurements
+    files: dict[str, str]  # what a file holds ("claims", "numbers", ...): its name
+    parts: dict[str, list[str]]  # a part: every call that recorded some of it
+    jaxlib: str = ""
+    python: str = ""
+    host: dict[str, Any] | None = None  # {"cpu", "cores"} of the device's host
+    renamed: dict[str, str] = dataclasses.field(default_factory=dict)  # old claim id: today's
+
+    @classmethod
+    def load(cls, path: str | Path) -> "RunFile":
+        found = json.loads(Path(path).read_text())
+        if "files" not in found:  # the first run
+            found["files"] = {k: found.pop(k) for k in ("claims", "numbers") if k in found}
+        if "parts" not in found:
+            found["parts"] = {"claims": found.pop("made")}
+        found["parts"] = {k: v if isinstance(v, list) else [v] for k, v in found["parts"].items()}
+        return cls(**found)
+
+    def dump(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+
+    def joined(self, later: "RunFile") -> "RunFile":
+        """This run with what a later call recorded on the same device and JAX: each part's
+        calls, oldest first; both runs' files; the earlier date; the host either knew."""
+        if (self.device, self.jax) != (later.device, later.jax):
+            msg = f"the run is of {self.device} with JAX {self.jax}, not {later.device}"
+            raise ValueError(msg)
+        parts = {part: list(calls) for part, calls in self.parts.items()}
+        for part, calls in later.parts.items():
+            parts[part] = parts.get(part, []) + calls
+        return dataclasses.replace(
+            later,
+            parts=parts,
+            files={**self.files, **later.files},
+            recorded=min(self.recorded, later.recorded),
+            host=later.host or self.host,
+            renamed={**self.renamed, **later.renamed},
+        )
 
 
 def value_at(values: Mapping[str, Any], key: str, holder: str) -> Any:

@@ -4,15 +4,15 @@ A run's folder holds `run.json` and the files it names: the claims checked on th
 and, where recorded, on the same machine's CPU under the same JAX (the control that tells
 the device's difference from the release's); what the pages did; what the chapter's
 sections measured there, and the training. Every committed `run.json` is read as it was
-written: the first run (an H200) names its claims file and its numbers file by keys of their
-own, later runs list their files under "files". Nothing here imports JAX or Sphinx.
+written (`chapter2.records.RunFile`); the first run (an H200) kept some files under names of
+their own (`LEGACY_FILES`). Nothing here imports JAX or Sphinx.
 """
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chapter2.records import ClaimsReport, VerdictRecord, value_at
+from chapter2.records import ClaimsReport, RunFile, VerdictRecord, value_at
 from chapter2.timing import BenchResult  # imports no JAX
 
 # The files of the first recorded run, which named them in keys of their own or not at all.
@@ -81,30 +81,24 @@ def _verdicts(path: Path, renamed: dict[str, str]) -> tuple[dict[str, VerdictRec
 
 def read_run(folder: Path) -> RecordedRun:
     """The run recorded in `folder`, read as its run.json was written."""
-    run = json.loads((folder / "run.json").read_text())
-    files = dict(run.get("files") or {})
-    if not files:  # the first run: its claims and numbers by keys of their own
-        files = {
-            "claims": run["claims"],
-            **({"numbers": run["numbers"]} if "numbers" in run else {}),
-        }
-        files |= {k: v for k, v in LEGACY_FILES.items() if (folder / v).exists()}
+    run = RunFile.load(folder / "run.json")
+    files = dict(run.files)
+    files |= {k: v for k, v in LEGACY_FILES.items() if k not in files and (folder / v).exists()}
     if (folder / "vendor-figures.json").exists():  # typed from the vendor's page, not recorded
         files.setdefault("vendor figures", "vendor-figures.json")
-    renamed = run.get("renamed", {})
-    verdicts, jaxlib = _verdicts(folder / files["claims"], renamed)
-    host = _verdicts(folder / files["host claims"], renamed)[0] if "host claims" in files else {}
-    parts = run["parts"] if "parts" in run else {"claims": run["made"]}
-    made = {k: v if isinstance(v, list) else [v] for k, v in parts.items()}
+    verdicts, jaxlib = _verdicts(folder / files["claims"], run.renamed)
+    host = (
+        _verdicts(folder / files["host claims"], run.renamed)[0] if "host claims" in files else {}
+    )
     return RecordedRun(
         name=folder.name,
         folder=folder,
-        device=run["device"],
-        platform=run["platform"],
-        jax=run["jax"],
-        jaxlib=run.get("jaxlib") or jaxlib,
-        recorded=run["recorded"],
-        made=made,
+        device=run.device,
+        platform=run.platform,
+        jax=run.jax,
+        jaxlib=run.jaxlib or jaxlib,
+        recorded=run.recorded,
+        made=run.parts,
         verdicts=verdicts,
         host_verdicts=host,
         files=files,
