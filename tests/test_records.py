@@ -9,6 +9,7 @@ from conftest import ROOT
 from chapter2.records import (
     BuildRecord,
     ClaimsReport,
+    ComparisonRecord,
     DriftReport,
     FailingCell,
     Kind,
@@ -17,6 +18,7 @@ from chapter2.records import (
     RunFile,
     Statement,
     Status,
+    TimingRecord,
     VerdictRecord,
     value_at,
 )
@@ -111,7 +113,15 @@ def test_a_build_record_writes_and_reads_back_equal_every_part_typed(tmp_path):
         statements={"demo": Statement("XLA fuses the three.", 9)},
         verdicts={"demo": _verdict()},
         failing_cells=[cell],
-        comparisons=[{"a": "fused", "b": "unfused", "verdict": "faster", "text": "1.2 ×"}],
+        comparisons=[
+            ComparisonRecord(
+                "fused ran 1.2 × faster than unfused",
+                "faster",
+                1.2,
+                TimingRecord("fused", 1.0, 0.9, 1.1, 0.95, 1.05, 7),
+                TimingRecord("unfused", 1.2, 1.1, 1.3, 1.15, 1.25, 7),
+            )
+        ],
         checks=["demo"],
         seconds=1.5,
         executed_at=1.7e9,

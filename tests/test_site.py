@@ -466,13 +466,13 @@ TYPED_COMPARISON = re.compile(r"\d[\d.,]*\s*×\s*(faster|slower|as long)", re.I)
 def test_every_timing_comparison_shown_is_one_its_cells_made(soups, pages):
     for page in PAGES:
         spans = soups[f"{page}.html"].select("span.comparison")
-        made = [c["text"] for c in pages[page].comparisons]
+        made = [c.text for c in pages[page].comparisons]
         assert sorted(s.get_text() for s in spans) == sorted(made), page
 
 
 def test_no_timing_comparison_shows_markup_as_text(pages):
     """A comparison's sentence is text, not Markdown: a backtick would show as one."""
-    shown = [c["text"] for page in PAGES for c in pages[page].comparisons if "`" in c["text"]]
+    shown = [c.text for page in PAGES for c in pages[page].comparisons if "`" in c.text]
     assert shown == []
 
 
@@ -480,18 +480,18 @@ def test_every_timing_comparison_says_what_its_numbers_say(pages):
     checked = 0
     for page in PAGES:
         for data in pages[page].comparisons:
-            a, b, sentence = data["a"], data["b"], data["text"]
-            apart = a["median_high"] < b["median_low"] or b["median_high"] < a["median_low"]
-            verdict = ("faster" if a["median"] < b["median"] else "slower") if apart else None
-            assert data["verdict"] == (verdict or "indistinguishable"), (page, sentence)
+            a, b, sentence = data.a, data.b, data.text
+            apart = a.median_high < b.median_low or b.median_high < a.median_low
+            verdict = ("faster" if a.median < b.median else "slower") if apart else None
+            assert data.verdict == (verdict or "indistinguishable"), (page, sentence)
             said = {
-                "faster": f"{a['name']} ran ",
-                "slower": f"{a['name']} took ",
+                "faster": f"{a.name} ran ",
+                "slower": f"{a.name} took ",
                 None: "could not be told apart (",
             }[verdict]
             assert said in sentence, (page, sentence)
             if verdict:
-                ratio = b["median"] / a["median"]  # how many times faster a ran
+                ratio = b.median / a.median  # how many times faster a ran
                 shown = ratio if verdict == "faster" else 1 / ratio
                 assert f" {times_text(shown)} × " in sentence, (page, sentence)
             checked += 1

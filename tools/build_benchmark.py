@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from book import build as book_build
@@ -143,7 +144,10 @@ def main(argv=None) -> int:
             if found.seconds is not None
         },
         "clean build, timed comparisons": {
-            page: [{k: c[k] for k in ("a", "b", "verdict")} for c in found.comparisons]
+            page: [
+                {"a": asdict(c.a), "b": asdict(c.b), "verdict": c.verdict}
+                for c in found.comparisons
+            ]
             for page, found in clean.pages.items()
             if found.comparisons
         },

@@ -16,8 +16,9 @@ by part (`--part`), into a folder that it archives as OUT/record.tar.gz after ea
 - `numbers`: what the chapter's sections measure on the device (`chapter2.accelerator`);
 - `training`: the training page's model on the device (`chapter2.training_numbers`).
 `unpack` adds an archive's files to a run's folder and describes them in its run.json
-(`describe`), so that parts recorded in separate calls make one run, and `report` (which `unpack` runs too) says claim by claim where that machine
-differs from the book, and why: the device, the release, or a fact of the CPU.
+(`describe`), so that parts recorded in separate calls make one run, and `report` (which
+`unpack` runs too) says claim by claim where that machine differs from the book, and why:
+the device, the release, or a fact of the CPU.
 """
 
 import argparse

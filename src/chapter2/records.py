@@ -282,6 +282,38 @@ class Problem:
     message: str
 
 
+@dataclasses.dataclass(frozen=True)
+class TimingRecord:
+    """One side of a timed comparison, in seconds: its name, its median with the range that
+    holds it, and its middle half of `n` runs (`chapter2.timing.BenchResult`)."""
+
+    name: str
+    median: float
+    median_low: float
+    median_high: float
+    low: float
+    high: float
+    n: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ComparisonRecord:
+    """A timed comparison a page made (`chapter2.timing.Comparison`): the sentence it chose,
+    its verdict ("faster", "slower", "indistinguishable"), how many times faster `a` ran than
+    `b`, and each side's timing. A page's output carries it; the build's record keeps it."""
+
+    text: str
+    verdict: str
+    ratio: float
+    a: TimingRecord
+    b: TimingRecord
+
+    @classmethod
+    def load(cls, data: Mapping[str, Any]) -> "ComparisonRecord":
+        found = dict(data)
+        return cls(**found | {side: TimingRecord(**found[side]) for side in ("a", "b")})
+
+
 @dataclasses.dataclass
 class PageRecord:
     """What a build learned of one page. The docs layer fills it as it reads the page."""
@@ -290,7 +322,7 @@ class PageRecord:
     statements: dict[str, Statement] = dataclasses.field(default_factory=dict)  # by claim id
     verdicts: dict[str, VerdictRecord] = dataclasses.field(default_factory=dict)  # by claim id
     failing_cells: list[FailingCell] = dataclasses.field(default_factory=list)
-    comparisons: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # as timed
+    comparisons: list[ComparisonRecord] = dataclasses.field(default_factory=list)
     checks: list[str] = dataclasses.field(default_factory=list)  # the claims its cells checked
     noted: list[str] = dataclasses.field(default_factory=list)  # the claims its notes name
     needs_every_page: bool = False  # it shows every page's verdicts
@@ -306,6 +338,7 @@ class PageRecord:
         found = dict(data)
         found["statements"] = {k: Statement(**v) for k, v in found["statements"].items()}
         found["verdicts"] = {k: VerdictRecord.load(v) for k, v in found["verdicts"].items()}
+        found["comparisons"] = [ComparisonRecord.load(c) for c in found["comparisons"]]
         found["failing_cells"] = [FailingCell(**c) for c in found["failing_cells"]]
         return cls(**found)
 

@@ -13,8 +13,9 @@ import math
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
+from chapter2.records import ComparisonRecord, TimingRecord
 from chapter2.roofline import percent
 
 COMPARISON_MIME = "application/vnd.chapter2.comparison+json"
@@ -217,23 +218,15 @@ class Comparison:
             runs += f"; their runs vary too much to settle a {times_text(gap)} × gap"
         return f"{said} ({medians}, {runs})"
 
-    def as_dict(self) -> dict:
-        def timing(result: BenchResult) -> dict:
-            median_low, median_high = result.median_range
-            spread = {"low": result.low, "high": result.high, "n": result.n}
-            return {
-                "median": result.median,
-                "median_low": median_low,
-                "median_high": median_high,
-            } | spread
+    def record(self) -> ComparisonRecord:
+        """What a page's output carries of it, and the build's record keeps."""
 
-        return {
-            "text": str(self),
-            "verdict": self.verdict,
-            "ratio": self.ratio,
-            "a": {"name": self.a_name, **timing(self.a)},
-            "b": {"name": self.b_name, **timing(self.b)},
-        }
+        def timing(name: str, result: BenchResult) -> TimingRecord:
+            low, high = result.median_range
+            return TimingRecord(name, result.median, low, high, result.low, result.high, result.n)
+
+        a, b = timing(self.a_name, self.a), timing(self.b_name, self.b)
+        return ComparisonRecord(str(self), self.verdict, self.ratio, a, b)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:  # noqa: ARG002
-        return {"text/plain": str(self), COMPARISON_MIME: self.as_dict()}
+        return {"text/plain": str(self), COMPARISON_MIME: asdict(self.record())}

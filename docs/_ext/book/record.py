@@ -29,6 +29,7 @@ from book.outputs import shown_verdicts
 from chapter2.claims.registry import LABEL_PREFIX
 from chapter2.records import (
     BuildRecord,
+    ComparisonRecord,
     FailingCell,
     PageRecord,
     Problem,
@@ -139,7 +140,7 @@ def source_path(env, docname: str) -> str:
 
 def notebook_facts(
     notebook, page: str, path: str
-) -> tuple[list[FailingCell], list[dict], list[str]]:
+) -> tuple[list[FailingCell], list[ComparisonRecord], list[str]]:
     """The executed notebook of `page` (whose source is `path`): its failing cells (with the
     claims whose verdicts they show), timed comparisons (shown or glued), and the claims whose
     checks it ran."""
@@ -150,7 +151,12 @@ def notebook_facts(
         data = [o.get("data", {}) for o in outputs]
         shown = shown_verdicts(cell)
         checks += shown
-        comparisons += [v for d in data for k, v in d.items() if k.endswith(COMPARISON_MIME)]
+        comparisons += [
+            ComparisonRecord.load(v)
+            for d in data
+            for k, v in d.items()
+            if k.endswith(COMPARISON_MIME)
+        ]
         for output in outputs:
             if output.get("output_type") == "error":
                 failing.append(

@@ -3,6 +3,7 @@ computes beside its output: a timing comparison's sentence, and a figure's alt t
 
 from docutils import nodes
 
+from chapter2.records import ComparisonRecord
 from chapter2.timing import COMPARISON_MIME
 
 
@@ -16,7 +17,8 @@ class ComparisonRenderer:
     def handle_mime(renderer, data, inline):
         if data.mime_type != COMPARISON_MIME:
             return None
-        node = nodes.inline("", data.content["text"], classes=["comparison"])
+        text = ComparisonRecord.load(data.content).text
+        node = nodes.inline("", text, classes=["comparison"])
         return [node] if inline else [nodes.paragraph("", "", node)]
 
 
