@@ -147,6 +147,9 @@ def test_place_reads_the_transcendentals_from_the_cost_analysis():
 def test_shares_under_ten_percent_keep_two_digits():
     assert [percent(s) for s in (0.48, 0.1, 0.029, 0.0123)] == ["48%", "10%", "2.9%", "1.2%"]
     assert [percent(s) for s in (0.029996, 0.0086, 0.03)] == ["2.9%", "0.86%", "3.0%"]
+    # to the nearest, as a reader's arithmetic gives it, but never up to a new leading digit
+    nearest = [percent(s) for s in (0.012995, 0.0259, 0.0125, 0.01996, 0.00996)]
+    assert nearest == ["1.3%", "2.6%", "1.3%", "1.9%", "0.99%"]
     bounds = [percent(s, up=True) for s in (0.000357, 0.029, 0.0291, 0.121)]
     assert bounds == ["0.036%", "2.9%", "3.0%", "13%"]
     assert placed(0.1, 0.019).verdict == "far under both roofs (1.9% of what the roofs allow)"

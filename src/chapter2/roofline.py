@@ -75,14 +75,18 @@ def rate_text(per_second: float, unit: str) -> str:
 
 
 def percent(share: float, up: bool = False) -> str:
-    """A share in percent: whole percents from 10 % up; below, two digits rounded down, so
-    that a share under a threshold never reads as the threshold (2.99 % is 2.9%, not 3%).
-    With `up`, both are rounded up, for a bound the share stays under (0.0357 % is 0.036%)."""
+    """A share in percent: whole percents from 10 % up; below, two digits, rounded to the
+    nearest but never up to a new leading digit, so that a share under a threshold never
+    reads as the threshold (1.2995 % is 1.3%, but 2.99 % is 2.9%, not 3%). With `up`, both
+    are rounded up, for a bound the share stays under (0.0357 % is 0.036%)."""
     value = 100 * share
     if share >= 0.095:
         return f"{math.ceil(value - 1e-9)}%" if up else f"{share:.0%}"
-    step = 10 ** (math.floor(math.log10(value)) - 1) if value > 0 else 1
-    steps = math.ceil(value / step - 1e-9) if up else math.floor(value / step + 1e-9)
+    lead = 10 ** math.floor(math.log10(value)) if value > 0 else 10
+    step = lead / 10
+    steps = math.ceil(value / step - 1e-9) if up else math.floor(value / step + 0.5)
+    if not up and math.floor(steps / 10 + 1e-9) != math.floor(value / lead + 1e-9):
+        steps = math.floor(value / step + 1e-9)  # rounding would reach the next digit
     return f"{steps * step:.{max(0, -round(math.log10(step)))}f}%"
 
 
