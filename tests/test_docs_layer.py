@@ -885,3 +885,29 @@ def test_the_book_commit_is_the_short_hash_with_a_plus_for_changed_tracked_files
     assert book_commit(tmp_path) == head
     (tmp_path / "page.md").write_text("two\n")
     assert book_commit(tmp_path) == f"{head}+"
+
+
+def test_a_drifted_mark_links_to_the_page_as_that_release_built_it_from_any_build():
+    from book.site import page_in_site
+
+    versions = ["0.12.0.1", "0.11.2", "0.10.2"]  # the baseline at the root
+    assert page_in_site("fusion", "0.10.2", "0.12.0.1", versions) == "jax-0.10.2/fusion.html"
+    assert page_in_site("fusion", "0.10.2", "0.11.2", versions) == "../jax-0.10.2/fusion.html"
+    assert page_in_site("fusion", "0.12.0.1", "0.11.2", versions) == "../fusion.html"
+
+
+def test_a_claim_not_measured_under_older_releases_is_not_said_to_have_failed_there():
+    older = ClaimsReport("0.11.2", "0.11.2", "3.12", "today", [])  # a partial run of the matrix
+    newer = ClaimsReport(
+        "0.12.0.1",
+        "0.12.0.1",
+        "3.12",
+        "today",
+        [replace(VERDICT, id="new", kind="asserted", status="holds")],
+    )
+    matrix = ClaimsMatrix([older, newer])
+    assert matrix.claims["new"].since == "0.12.0.1"
+    assert book_matrix.since_text(matrix.claims["new"], matrix.releases) == "0.12.0.1 or earlier"
+    assert book_matrix.release_before(["new"], matrix) is None  # nothing older to say it did
+    said = book_matrix.note_release_text(["new"], matrix, {})
+    assert said == "Holds in every release measured, 0.12.0.1 to 0.12.0.1."

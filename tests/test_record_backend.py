@@ -201,3 +201,19 @@ def test_a_section_recorded_anew_replaces_the_old_one_which_is_kept_beside_it(tm
         {"fits": {"b": 1}},
         {"a": 1},
     )
+
+
+def test_pages_recorded_alone_join_the_run_that_names_the_device(tmp_path):
+    run = {"device": "TPU", "platform": "tpu", "jax": "0.10.2", "parts": {}, "files": {}}
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "run.json").write_text(json.dumps(run | {"recorded": "2026-12-06"}))
+    (folder / "pages.json").write_text("[]")
+    pages = {**LATER, "call.json": LATER["call.json"].replace("training", "pages")}
+    later = tmp_path / "later"
+    later.mkdir()
+    _archive(later / "record.tar.gz", {**pages, "pages.json": json.dumps([{"page": "p"}])})
+    joined = record_backend.unpack(later / "record.tar.gz", folder)
+    assert (joined.device, joined.parts) == ("TPU", {"pages": ["later"]})
+    with pytest.raises(SystemExit, match="names no device"):
+        record_backend.unpack(later / "record.tar.gz", tmp_path / "new")

@@ -283,10 +283,11 @@ def host_facts(folder: Path, env: dict[str, str]) -> None:
         raise SystemExit(msg)
 
 
-def describe(folder: Path):
+def describe(folder: Path, known=None):
     """The `chapter2.records.RunFile` of the parts recorded in `folder` (here, where the book
     is installed): the device and the software (as the claims, the numbers or the training
-    recorded them), the host, the date, and the call that recorded them (call.json)."""
+    recorded them, or else as `known`, the run they join, did), the host, the date, and the
+    call that recorded them (call.json)."""
     from chapter2.records import ClaimsReport, RunFile  # noqa: PLC0415 - not on the device
 
     call = json.loads((folder / "call.json").read_text())
@@ -299,6 +300,11 @@ def describe(folder: Path):
             device = json.loads((folder / FILES[name]).read_text())["device"]
     if claims is not None:
         device = {"device": claims.claims[0].device, "platform": claims.claims[0].platform}
+    if not device and known is not None:  # pages alone name no device: the run's
+        device = {"device": known.device, "platform": known.platform}
+    if not device:
+        msg = f"{folder} names no device (pages alone): record claims, numbers or training first"
+        raise SystemExit(msg)
     host = json.loads((folder / "host.json").read_text()) if (folder / "host.json").exists() else {}
     # host.json records the software in the environment the parts ran in; else the claims
     software = host or {"jax": claims.jax, "jaxlib": claims.jaxlib, "python": claims.python}
@@ -448,9 +454,9 @@ def unpack(
     with tarfile.open(path) as tar, tempfile.TemporaryDirectory() as scratch:
         tar.extractall(scratch, filter="data")
         got = Path(scratch)
-        new = describe(got)
         old_path = folder / "run.json"
         old = RunFile.load(old_path) if old_path.exists() else None
+        new = describe(got, old)
         if old and (old.device, old.jax) != (new.device, new.jax):
             msg = f"{folder} holds a run of {old.device} with JAX {old.jax}"
             raise SystemExit(msg)

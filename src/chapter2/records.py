@@ -197,6 +197,11 @@ class ClaimAcrossReleases:
     reasons: dict[str, str]  # by release: why its check could not run there
     since: str | None  # asserted: the oldest release from which it holds in every later one
 
+    def measured_before(self, release: str, releases: list[str]) -> bool:
+        """Whether a release older than `release` checked it (a partial run of the matrix, or
+        a claim added since, leaves older releases unmeasured)."""
+        return any(r in self.status for r in releases[: releases.index(release)])
+
 
 @dataclasses.dataclass(frozen=True)
 class ClaimsMatrix:

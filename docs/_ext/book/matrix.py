@@ -11,7 +11,7 @@ from sphinx.util import logging
 from book import SERIAL
 from book.backends import claims_matrix, matrix_value, with_recorded
 from book.record import book_data, home_verdicts
-from book.site import release_folder
+from book.site import page_in_site
 from book.verdicts import (
     NeedsEveryPage,
     every_page,
@@ -46,7 +46,7 @@ def since_text(claim: ClaimAcrossReleases, releases: list[str]) -> str:
         return "machine"
     if claim.since is None:
         return "none measured"
-    if releases and claim.since == releases[0]:
+    if not claim.measured_before(claim.since, releases):  # the oldest that measured it
         return f"{claim.since} or earlier"
     return claim.since
 
@@ -92,8 +92,8 @@ def _holds_from(claim: ClaimAcrossReleases, releases: list[str]) -> str:
     `since_text`)."""
     if claim.since is None:
         return "in none of the releases measured"
-    if claim.since == releases[0]:
-        return f"in every release measured, {releases[0]} to {releases[-1]}"
+    if not claim.measured_before(claim.since, releases):
+        return f"in every release measured, {claim.since} to {releases[-1]}"
     earlier = releases[: releases.index(claim.since)]
     if claim.status.get(earlier[-1]) is Status.CANNOT_CHECK:
         return f"from JAX {claim.since}, the first release where it can be checked"
@@ -134,11 +134,13 @@ def release_before(claim_ids: list[str], matrix: ClaimsMatrix) -> str | None:
     """The newest release measured before the one a note's asserted claims all hold from,
     or None when they hold in every release measured."""
     claims = [matrix.claims[c] for c in claim_ids if c in matrix.claims]
-    sinces = [claim.since for claim in claims if claim.kind is Kind.ASSERTED]
-    if not sinces or None in sinces:
+    asserted = [claim for claim in claims if claim.kind is Kind.ASSERTED]
+    if not asserted or None in {claim.since for claim in asserted}:
         return None
-    first = max(matrix.releases.index(since) for since in sinces)
-    return matrix.releases[first - 1] if first > 0 else None
+    last = max(asserted, key=lambda claim: matrix.releases.index(claim.since))
+    if not last.measured_before(last.since, matrix.releases):  # no older release checked it
+        return None
+    return matrix.releases[matrix.releases.index(last.since) - 1]
 
 
 def _note_problem(node: note_release, before: str | None) -> str | None:
@@ -236,7 +238,8 @@ def _matrix_table(app, docname: str, matrix: ClaimsMatrix, home: dict, runs: lis
         for release, status in zip([*shown, this], statuses, strict=True):
             symbol = _symbol(status)
             if status == Status.DRIFTED and release in built:  # the page as that release ran it
-                uri = f"{release_folder(release)}/{data.page}.html#{data.label}"  # from root
+                versions = app.config.book_site_versions
+                uri = f"{page_in_site(data.page, release, this, versions)}#{data.label}"
                 symbol = nodes.reference("", "", symbol, refuri=uri, reftitle=f"JAX {release}")
             cells.append([nodes.paragraph("", "", symbol)])
         for run in runs:  # the claim as it is now, judged on what that backend recorded

@@ -20,6 +20,7 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL, build_folder
+from book.dependencies import claim_modules, module_path
 from book.drift import build_report, cause_pieces, summary, to_markdown
 from book.markdown import Inline
 from book.notebooks import executed_notebook
@@ -36,6 +37,13 @@ REPORT_FILE = "report.md"  # the whole report, beside the HTML's root (a drift b
 def release_folder(version: str) -> str:
     """The folder of the site that holds the book as JAX `version` built it."""
     return f"jax-{version}"
+
+
+def page_in_site(page: str, release: str, this: str, versions: list[str]) -> str:
+    """The link from a page of the build of JAX `this` to `page` as JAX `release` built it, in
+    a site of `versions` (the baseline first, at the site's root; each other in its folder)."""
+    up = "" if this == versions[0] else "../"
+    return f"{up}{'' if release == versions[0] else release_folder(release) + '/'}{page}.html"
 
 
 def claims_report(path: str) -> ClaimsReport | None:
@@ -96,7 +104,7 @@ class ThisBuildsReport:
         for node in doctree.findall(this_report):
             uri = os.path.relpath(REPORT_FILE, Path(docname).parent)
             full = [nodes.reference("", "The full report", refuri=uri)]
-            node.replace_self(report_section(self.report, self.report.claims_checked, full))
+            node.replace_self(report_section(self.report, set(self.report.claim_ids or ()), full))
 
     def write(self, app, exception) -> None:
         """`build-finished`: the report beside the HTML folder; its Markdown also in the HTML,
@@ -158,12 +166,12 @@ def inline(pieces: list[Inline]) -> list[nodes.Node]:
     return [marked[kind](t, t) if kind in marked else nodes.Text(t) for kind, t in pieces]
 
 
-def report_section(report: DriftReport, claims_now: int, full: list[nodes.Node]) -> nodes.section:
-    """A report summed up under its release: a few sentences, a sentence per cause, and `full`,
-    the links to the whole report."""
+def report_section(report: DriftReport, stated: set[str], full: list[nodes.Node]) -> nodes.section:
+    """A report summed up under its release (`stated`: the ids of the claims the book states
+    now): a few sentences, a sentence per cause, and `full`, the links to the whole report."""
     section = nodes.section(ids=[nodes.make_id(f"jax {report.jax}")])
     section += nodes.title(text=f"JAX {report.jax}")
-    section += nodes.paragraph(text=summary(report, claims_now))
+    section += nodes.paragraph(text=summary(report, len(stated), stated))
     if report.causes:
         causes = nodes.enumerated_list(enumtype="arabic", prefix="", suffix=".")
         for cause in report.causes:
@@ -186,8 +194,9 @@ class DriftReportDirective(SphinxDirective):
         }
         if not reports:
             return [nodes.paragraph(text="No drift report has been recorded.")]
-        self.env.note_dependency(config.book_drift_baseline_claims)  # the claims stated now
-        now = len(getattr(claims_report(config.book_drift_baseline_claims), "claims", []))
+        stated = claim_modules(Path(config.book_engine_src))  # the claims the book states now
+        for module in set(stated.values()):
+            self.env.note_dependency(str(module_path(Path(config.book_engine_src), module)))
         found = []
         for path, report in sorted(reports.items(), key=lambda r: release_key(r[1].jax))[::-1]:
             self.env.note_dependency(str(path))
@@ -206,7 +215,7 @@ class DriftReportDirective(SphinxDirective):
             if report.jax in config.book_site_versions:  # the site holds that build
                 uri = f"{release_folder(report.jax)}/{REPORT_PAGE}.html"  # from the root
                 full += [nodes.Text(", and "), nodes.reference("", "in that build", refuri=uri)]
-            found.append(report_section(report, now, full))
+            found.append(report_section(report, set(stated), full))
         return found
 
 
