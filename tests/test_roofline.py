@@ -445,7 +445,9 @@ def test_a_reading_program_in_a_cache_only_the_read_only_stream_found_is_held_th
     slow_start = dataclasses.replace(roofs, read_sweep=((16 * MIB, 40e9), *roofs.read_sweep[1:]))
     assert not slow_start.read_cached(16e6)  # 40 is under 1.5 times 30.7
     reading = Placement(0, 16e6, 1.0, slow_start, footprint=16e6, pattern=Pattern.READ)
-    assert (reading.in_cache, reading.bandwidth) == (False, 40e9)  # still its stream's rate
+    # not in a cache: main memory's rate of reading, not the one rough point at its size
+    assert (reading.in_cache, reading.bandwidth) == (False, pytest.approx(reads))
+    assert slow_start.roof_name(16e6, Pattern.READ) == "in-place stream's reads"
     gap = dataclasses.replace(
         roofs, read_sweep=((16 * MIB, 40e9), (32 * MIB, 90e9), *roofs.read_sweep[1:])
     )

@@ -200,24 +200,37 @@ class Roofs:
         caches' edge one measurement on a steep fall (`near_edge`), never below main memory's
         (a slower measure of a cache is noise); past the caches, main memory's. Reading
         alone, where the read-only stream was measured for their size (`read_rate_for`): in a
-        cache, the faster of the two streams; past the caches, the faster of the read-only
-        stream and the in-place stream's reads (`IN_PLACE_READS` of its rate: reading from
-        memory was never measured faster than that, while the in-place stream's writes may
-        reach memory beside its reads)."""
+        cache, the faster of the two streams there; in one only the read-only stream found
+        (`read_cached`), that stream's rate; past the caches, main memory's rate of reading
+        (`memory_read_rate`)."""
         read = self.read_rate_for(footprint) if pattern is Pattern.READ else None
         if self.fits_cache(footprint):
             in_place = max(self.rate_at(footprint), self.bandwidth)
             return in_place if read is None else max(read, in_place)
-        return self.bandwidth if read is None else max(read, IN_PLACE_READS * self.bandwidth)
+        if read is None:
+            return self.bandwidth
+        return read if self.read_cached(footprint) else self.memory_read_rate
+
+    @property
+    def memory_read_rate(self) -> float:
+        """Main memory's rate of reading: the faster of the read-only stream over its largest
+        sizes (`read_rate`) and the in-place stream's reads (`IN_PLACE_READS` of its rate:
+        reading from memory was never measured faster, while the in-place stream's writes may
+        reach memory beside its reads). The bandwidth where the read-only stream was not
+        measured."""
+        if self.read_rate is None:
+            return self.bandwidth
+        return max(self.read_rate, IN_PLACE_READS * self.bandwidth)
 
     def stream_for(self, footprint: float, pattern: Pattern) -> Pattern:
         """The pattern whose stream holds work of `pattern` whose arrays take `footprint`
-        bytes: reading alone, the read-only stream's where it read faster than the in-place
-        stream's reads at their level (`bandwidth_for`); else the in-place stream's."""
-        read = self.read_rate_for(footprint) if pattern is Pattern.READ else None
-        if read is not None and read >= self.bandwidth_for(footprint, pattern):
-            return Pattern.READ
-        return Pattern.IN_PLACE
+        bytes (`bandwidth_for`): reading alone, the read-only stream's where it set that roof;
+        else the in-place stream's (past the caches, its reads)."""
+        if pattern is not Pattern.READ or self.read_rate_for(footprint) is None:
+            return Pattern.IN_PLACE
+        own = self.fits_cache(footprint) or self.read_cached(footprint)
+        read = self.read_rate_for(footprint) if own else self.read_rate
+        return Pattern.READ if read >= self.bandwidth_for(footprint, pattern) else Pattern.IN_PLACE
 
     def roof_name(self, footprint: float, pattern: Pattern) -> str:
         """The roof of `bandwidth_for` in a few words: "read-only stream", "in-place stream",
@@ -242,7 +255,7 @@ class Roofs:
         may find one the in-place stream, which also writes, did not): from its smallest size
         up to theirs (under twice theirs), short of the three largest, it ran CACHED times
         main memory's roof for reading or more, as `levels_of` finds the in-place caches."""
-        memory = self.memory_rate(Pattern.READ)
+        memory = self.memory_read_rate
         for size, rate in self.read_sweep[:-3]:
             if rate < CACHED * memory:
                 return False
