@@ -5,7 +5,7 @@ import json
 import os
 from pathlib import Path
 
-from chapter2.records import SitePlan
+from chapter2.records import ClaimsReport, SitePlan
 from chapter2.releases import baseline_jax
 
 DOCS = Path(__file__).resolve().parent
@@ -126,7 +126,7 @@ book_drift_reports = str(ROOT / "data" / "drift")  # the committed reports: nox 
 book_notebooks_repository = (
     "" if book_drift_claims else os.environ.get("BOOK_NOTEBOOKS_REPOSITORY", "")
 )
-_drift_jax = json.loads(Path(book_drift_claims).read_text())["jax"] if book_drift_claims else ""
+_drift_jax = ClaimsReport.load(book_drift_claims).jax if book_drift_claims else ""
 if book_site_versions:
     html_theme_options |= {
         "switcher": {

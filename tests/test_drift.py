@@ -11,6 +11,7 @@ from chapter2.records import (
     ClaimsReport,
     FailingCell,
     Kind,
+    Machine,
     Status,
     VerdictRecord,
 )
@@ -309,14 +310,12 @@ def test_a_report_names_its_commit_and_what_it_did_not_check():
 
 def test_the_matrix_reads_its_releases_in_order_and_never_fills_in_a_machine(tmp_path):
     older = claims_report(verdict("fine", "holds"), jax="0.9.2")
-    newer = replace(
-        claims_report(verdict("fine", "holds"), jax="0.10.2"), machine={"cpu": "X", "cores": 2}
-    )
+    newer = replace(claims_report(verdict("fine", "holds"), jax="0.10.2"), machine=Machine("X", 2))
     for run in (newer, older):
         run.dump(tmp_path / f"jax-{run.jax}.json")
     read = ClaimsMatrix.read(tmp_path)
     assert read.releases == ["0.9.2", "0.10.2"]  # by release, not by name
-    assert [r.machine for r in read.runs] == [None, {"cpu": "X", "cores": 2}]
+    assert [r.machine for r in read.runs] == [None, Machine("X", 2)]
     assert read.run_of("0.10.2") == newer
     assert read.run_of("0.11.2") is None
     assert ClaimsMatrix.read(tmp_path / "none").releases == []

@@ -288,7 +288,7 @@ def describe(folder: Path, known=None):
     is installed): the device and the software (as the claims, the numbers or the training
     recorded them, or else as `known`, the run they join, did), the host, the date, and the
     call that recorded them (call.json)."""
-    from chapter2.records import ClaimsReport, RunFile  # noqa: PLC0415 - not on the device
+    from chapter2.records import ClaimsReport, Machine, RunFile  # noqa: PLC0415 - not on device
 
     call = json.loads((folder / "call.json").read_text())
     claims = (
@@ -314,7 +314,7 @@ def describe(folder: Path, known=None):
         jax=software["jax"],
         jaxlib=software["jaxlib"],
         python=software["python"],
-        host={k: host[k] for k in ("cpu", "cores")} if host else None,
+        host=Machine(host["cpu"], host["cores"]) if host else None,
         recorded=call["recorded"],
         parts={part: [call["made"]] for part in call["parts"]},
         files={k: v for k, v in FILES.items() if (folder / v).exists()},

@@ -159,6 +159,17 @@ class VerdictRecord:
 
 
 @dataclasses.dataclass(frozen=True)
+class Machine:
+    """The CPU a record was made on, and the cores XLA used there."""
+
+    cpu: str
+    cores: int
+
+    def __str__(self) -> str:
+        return f"{self.cpu} ({self.cores} cores)"
+
+
+@dataclasses.dataclass(frozen=True)
 class ClaimsReport:
     """Every claim checked in one process (`python -m chapter2.claims --json`): the versions,
     the date, the machine where it recorded it, each verdict, and the claims modules that
@@ -171,7 +182,7 @@ class ClaimsReport:
     recorded: str  # the date it ran
     claims: list[VerdictRecord]
     modules_not_loaded: dict[str, str] = dataclasses.field(default_factory=dict)
-    machine: dict[str, Any] | None = None  # {"cpu", "cores"}, where the report recorded it
+    machine: Machine | None = None  # where the report recorded it
 
     @property
     def by_id(self) -> dict[str, VerdictRecord]:
@@ -181,6 +192,7 @@ class ClaimsReport:
     def load(cls, path: str | Path) -> "ClaimsReport":
         found = json.loads(Path(path).read_text())
         found["claims"] = [VerdictRecord.load(v) for v in found["claims"]]
+        found["machine"] = Machine(**found["machine"]) if found.get("machine") else None
         return cls(**found)
 
     def dump(self, path: str | Path) -> None:
@@ -492,7 +504,7 @@ class RunFile:
     parts: dict[str, list[str]]  # a part: every call that recorded some of it
     jaxlib: str = ""
     python: str = ""
-    host: dict[str, Any] | None = None  # {"cpu", "cores"} of the device's host
+    host: Machine | None = None  # the device's host
     renamed: dict[str, str] = dataclasses.field(default_factory=dict)  # old claim id: today's
 
     @classmethod
@@ -503,6 +515,7 @@ class RunFile:
         if "parts" not in found:
             found["parts"] = {"claims": found.pop("made")}
         found["parts"] = {k: v if isinstance(v, list) else [v] for k, v in found["parts"].items()}
+        found["host"] = Machine(**found["host"]) if found.get("host") else None
         return cls(**found)
 
     def dump(self, path: str | Path) -> None:

@@ -38,7 +38,6 @@ class RecordedRun:
     jax: str
     jaxlib: str
     recorded: str  # the date of its measurements, as the run wrote it
-    made: dict[str, list[str]]  # what made each part: every call that recorded some of it
     verdicts: dict[str, VerdictRecord]  # the device's verdicts, by today's claim ids
     host_verdicts: dict[str, VerdictRecord] = field(default_factory=dict)  # the same JAX, CPU
     files: dict[str, str] = field(default_factory=dict)  # what each file holds: its name
@@ -98,7 +97,6 @@ def read_run(folder: Path) -> RecordedRun:
         jax=run.jax,
         jaxlib=run.jaxlib or jaxlib,
         recorded=run.recorded,
-        made=run.parts,
         verdicts=verdicts,
         host_verdicts=host,
         files=files,

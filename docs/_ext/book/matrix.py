@@ -367,9 +367,7 @@ def _matrix_page(app, docname: str, matrix: ClaimsMatrix, home: dict) -> list[no
     """The matrix's page: its legend, the table, and each recorded run's differences."""
     recorded = ", ".join(sorted({run.recorded for run in matrix.runs}))
     unknown = [run.jax for run in matrix.runs if not run.machine]
-    machines = sorted(
-        {f"{r.machine['cpu']} ({r.machine['cores']} cores)" for r in matrix.runs if r.machine}
-    )
+    machines = sorted({str(run.machine) for run in matrix.runs if run.machine})
     this = next((d.jax for d in home.values()), None)
     linked = [LINKED] if set(app.config.book_site_versions) - {this} else []
     intro = nodes.paragraph(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from chapter2.claims import Status, evaluate_all, load_errors
 from chapter2.fresh import jax_settings, without_jax_settings
-from chapter2.records import ClaimsReport
+from chapter2.records import ClaimsReport, Machine
 
 
 def report(page: str | None = None) -> ClaimsReport:
@@ -29,7 +29,7 @@ def report(page: str | None = None) -> ClaimsReport:
         recorded=dt.date.today().isoformat(),
         claims=[v.record() for v in verdicts],
         modules_not_loaded=load_errors(),
-        machine={"cpu": cpu_model(), "cores": xla_cores()},
+        machine=Machine(cpu_model(), xla_cores()),
     )
 
 
