@@ -80,6 +80,6 @@ BREAKERS = {
 }
 FORCED = []
 PARTS = {
-    "float-loss-waits": {"ready at dispatch": always_ready},
+    "float-loss-waits": {"not ready at dispatch, mostly": always_ready},
     "transfer-guard-catches-numpy-batch": {"device batch raises": guard_that_refuses_device_put},
 }

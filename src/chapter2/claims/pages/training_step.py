@@ -46,27 +46,30 @@ def _loss():
 
 @claim(
     "float-loss-waits",
-    checks="That right after the page's jitted loss is dispatched, `is_ready()` is false (at "
-    "least once in 20 calls), and that after `float(loss)` it is true.",
+    checks="That right after the page's jitted loss is dispatched, `is_ready()` is false in "
+    "more than half of 20 calls, each waited for with `float(loss)` before the next, and that "
+    "after `float(loss)` it is true every time.",
 )
 def _float_waits() -> Observation:
     _, _, params, tokens = _page()
     loss_of, batch = _loss(), jax.device_put(tokens)
     jax.block_until_ready(loss_of(params, batch))  # compiled
-    for _ in range(20):  # a loss computed before is_ready() was asked shows nothing
+    waiting, ready = 0, True
+    for _ in range(20):
         loss = loss_of(params, batch)
-        dispatched = loss.is_ready()
-        if not dispatched:
-            break
-    float(loss)
-    ready = loss.is_ready()
+        waiting += not loss.is_ready()
+        float(loss)
+        ready = ready and loss.is_ready()
     return Observation(
-        expected={"loss ready after float(loss)": True, "ready at dispatch": False},
-        observed={"loss ready after float(loss)": ready, "ready at dispatch": dispatched},
-        said="Right after the page's jitted loss was dispatched, it was "
-        + ("already" if dispatched else "not")
-        + " ready; after float(loss), it "
-        + ("was." if ready else "still was not."),
+        expected={"loss ready after float(loss)": True, "not ready at dispatch, mostly": True},
+        observed={
+            "loss ready after float(loss)": ready,
+            "not ready at dispatch, mostly": waiting > 10,
+            "calls not ready at dispatch, of 20": waiting,
+        },
+        said=f"Right after the page's jitted loss was dispatched, it was not ready in {waiting} "
+        "of 20 calls; after float(loss), it "
+        + ("was ready every time." if ready else "was not always ready."),
     )
 
 
