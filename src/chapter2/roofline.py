@@ -642,10 +642,8 @@ def placement_table(placed: dict[str, Placement], timings: dict) -> str:
             ["near their edge: one measurement on a steep fall"] if other and p.near_edge else []
         )
         slower_reads = p.pattern is Pattern.READ and p.stream is Pattern.IN_PLACE
-        if slower_reads and other and p.roofs.read_rate_for(p.held):  # held above what it did
-            notes += [
-                f"the read-only stream reached {rate_text(p.roofs.read_rate_for(p.held), 'B')}"
-            ]
+        if slower_reads and other and not p.in_cache and p.roofs.read_rate:  # held above it
+            notes += [f"the read-only stream reached {rate_text(p.roofs.read_rate, 'B')}"]
         notes += [f"{p.fresh / 1e6:.0f} MB of fresh pages a call"] if p.fresh >= 1e6 else []
         held = f" ({'; '.join(notes)})" if notes else ""
         return f"{p.position}{held}, {percent(p.share)}" + (
