@@ -46,12 +46,12 @@ def test_shares_buffer():
         (
             16,
             6000,
-            "Past the caches, the sums run again at 6,000 × 6,000, 144 MB, 9 times their edge.",
+            "Past the caches, the sums run again at 6,000 × 6,000, 144 MB, 8.6 times their edge.",
         ),
         (
             32,
             9000,
-            "Past the caches, the sums run again at 9,000 × 9,000, 324 MB, 10 times their edge.",
+            "Past the caches, the sums run again at 9,000 × 9,000, 324 MB, 9.7 times their edge.",
         ),
         (64, None, "The stream measured caches up to 64 MiB here, too large"),
         (480, None, "The stream measured caches up to 480 MiB here, too large"),

@@ -84,7 +84,7 @@ def past_cache_words(edge: int | None, side: int | None, copy: "CallCost | None"
         )
     said = (
         f"Past the caches, the sums run again at {side:,} × {side:,}, "
-        f"{4 * side * side / 1e6:.0f} MB, {4 * side * side / edge:.0f} times their edge."
+        f"{4 * side * side / 1e6:.0f} MB, {4 * side * side / edge:.2g} times their edge."
     )
     if copy is None:
         return said
