@@ -465,7 +465,7 @@ def test_the_layer_hash_follows_the_layers_code(tmp_path):
 
 
 def test_a_backend_note_fills_in_what_the_run_recorded_and_names_it():
-    from book.backends import with_recorded
+    from book.markdown import with_recorded
 
     from chapter2.runs import recorded_run
 
@@ -482,21 +482,25 @@ def test_a_backend_note_fills_in_what_the_run_recorded_and_names_it():
 
 
 def test_a_release_note_fills_in_what_the_matrix_recorded_under_that_release():
-    from book.backends import matrix_value, release_note_problem, with_recorded
+    from book.backends import release_note_problem
+    from book.markdown import with_recorded
 
     recorded = ClaimsMatrix.read(ROOT / "data" / "matrix").run_of("0.10.2")
     claim = "jit-matches-eager-reported-program"
     text = with_recorded(
         f"JAX {{{{jax}}}}, {{{{recorded}}}}: {{{{{claim}/last row, jit|,.0f}}}}, "
         f"YNNPACK {{{{{claim}/jit's program is a __ynn_fusion|on}}}}.",
-        lambda key: matrix_value(recorded, key),
+        recorded.value,
     )
     wrong = recorded.by_id[claim].observed["last row, jit"]
     assert text == f"JAX 0.10.2, {recorded.recorded}: {wrong:,.0f}, YNNPACK on."
     assert wrong != 32768**2  # the release got it wrong
-    assert release_note_problem(recorded, claim, "drifted") is None
-    assert "recorded 'drifted'" in release_note_problem(recorded, claim, "holds")
-    assert "holds no 'no-such-claim'" in release_note_problem(recorded, "no-such-claim", "holds")
+    assert release_note_problem(recorded, claim, "0.10.2", "drifted") is None
+    assert "recorded 'drifted'" in release_note_problem(recorded, claim, "0.10.2", "holds")
+    missing = release_note_problem(recorded, "no-such-claim", "0.10.2", "holds")
+    assert "holds no 'no-such-claim' under JAX 0.10.2" in missing
+    unrecorded = release_note_problem(None, claim, "0.1.0", "holds")  # no record of that release
+    assert f"holds no {claim!r} under JAX 0.1.0" in unrecorded
 
 
 def test_a_backend_note_says_whether_the_release_or_the_backend_made_the_difference(tmp_path):
@@ -519,7 +523,7 @@ def test_a_backend_note_says_whether_the_release_or_the_backend_made_the_differe
 
 
 def test_a_matrix_record_changed_or_added_changes_the_config_and_is_read_anew(tmp_path):
-    from book.backends import claims_matrix, matrix_digest
+    from book.matrix import claims_matrix, matrix_digest
 
     config = SimpleNamespace(book_matrix=str(tmp_path))
 

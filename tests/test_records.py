@@ -156,7 +156,14 @@ def test_every_committed_run_file_loads_typed_and_reads_back_equal(tmp_path):
         assert RunFile.load(tmp_path / "run.json") == run, path
     first = RunFile.load(DATA / "backends" / "h200-jax-0.11.2" / "run.json")  # its own keys
     assert (first.files, list(first.parts)) == (
-        {"claims": "claims-gpu.json", "numbers": "gpu-numbers.json"},
+        {
+            "claims": "claims-gpu.json",
+            "numbers": "gpu-numbers.json",
+            "host claims": "claims-cpu-same-machine.json",  # files its run.json never named
+            "pages": "pages-gpu.json",
+            "training": "training-gpu.json",
+            "vendor figures": "vendor-figures.json",
+        },
         ["claims"],
     )
 

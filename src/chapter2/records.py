@@ -188,6 +188,16 @@ class ClaimsReport:
     def by_id(self) -> dict[str, VerdictRecord]:
         return {v.id: v for v in self.claims}
 
+    @property
+    def observations(self) -> dict[str, Mapping[str, Any]]:
+        """What each claim observed, by its id."""
+        return {v.id: v.observed or {} for v in self.claims}
+
+    def value(self, key: str) -> Any:
+        """The value at `key` ("jax", "recorded", or `claim-id/name/...` into an observation)."""
+        values = {"jax": self.jax, "recorded": self.recorded, **self.observations}
+        return value_at(values, key, f"the record of JAX {self.jax}")
+
     @classmethod
     def load(cls, path: str | Path) -> "ClaimsReport":
         found = json.loads(Path(path).read_text())
@@ -488,13 +498,26 @@ class DriftReport:
         Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
 
 
+# The files of the first recorded run (an H200) that its run.json does not name.
+FIRST_RUN_FILES = {
+    "host claims": "claims-cpu-same-machine.json",
+    "pages": "pages-gpu.json",
+    "training": "training-gpu.json",
+}
+
+
+def _beside(path: str | Path, name: str) -> bool:
+    return (Path(path).parent / name).exists()
+
+
 @dataclasses.dataclass(frozen=True)
 class RunFile:
     """What a run recorded on another machine says of itself (data/backends/<name>/run.json):
     the device and the software, the host's CPU, the date, the file that holds each part and
     every call that recorded some of it, oldest first. `tools/record_backend.py` writes it;
     `chapter2.runs` reads it. The first run (an H200) named its claims and numbers files by
-    keys of their own, and its one call as `made`."""
+    keys of their own, its other files not at all (`FIRST_RUN_FILES`), and its one call as
+    `made`."""
 
     device: str  # as JAX names it: "TPU v5 lite"
     platform: str
@@ -512,6 +535,9 @@ class RunFile:
         found = json.loads(Path(path).read_text())
         if "files" not in found:  # the first run
             found["files"] = {k: found.pop(k) for k in ("claims", "numbers") if k in found}
+            found["files"] |= {k: v for k, v in FIRST_RUN_FILES.items() if _beside(path, v)}
+        if _beside(path, "vendor-figures.json"):  # typed from the vendor's page, not recorded
+            found["files"].setdefault("vendor figures", "vendor-figures.json")
         if "parts" not in found:
             found["parts"] = {"claims": found.pop("made")}
         found["parts"] = {k: v if isinstance(v, list) else [v] for k, v in found["parts"].items()}

@@ -121,6 +121,21 @@ STREAM_NAMES = {
 
 
 @dataclass(frozen=True)
+class BandwidthRoof:
+    """A bandwidth roof: its rate and the stream that measured it, or, for reading held past
+    the caches to the in-place stream's reads, that stream."""
+
+    rate: float
+    stream: Pattern = Pattern.READ
+    its_reads: bool = False
+
+    @property
+    def name(self) -> str:
+        """The roof in a few words: "read-only stream", "in-place stream's reads"."""
+        return f"{self.stream.stream}'s reads" if self.its_reads else self.stream.stream
+
+
+@dataclass(frozen=True)
 class Level:
     """A level of the memory hierarchy as a program meets it: the stream's bandwidth there,
     and the largest working set measured at that level (None: the last, past every cache)."""
@@ -193,7 +208,7 @@ class Roofs:
         """Whether arrays of `footprint` bytes fit in a cache, as the sweep measured them."""
         return any(c.extent is not None and footprint <= c.extent for c in self.caches)
 
-    def bandwidth_for(self, footprint: float, pattern: Pattern = Pattern.IN_PLACE) -> float:
+    def roof_for(self, footprint: float, pattern: Pattern = Pattern.IN_PLACE) -> BandwidthRoof:
         """The bandwidth roof of work whose arrays take `footprint` bytes: where they fit in a
         cache, the in-place stream's rate at the smallest working set that holds them (the
         level they meet: L2's rate for a small program, L3's for a larger one), near the
@@ -202,14 +217,29 @@ class Roofs:
         alone, where the read-only stream was measured for their size (`read_rate_for`): in a
         cache, the faster of the two streams there; in one only the read-only stream found
         (`read_cached`), that stream's rate; past the caches, main memory's rate of reading
-        (`memory_read_rate`)."""
+        (`memory_read_rate`), which may be the in-place stream's reads."""
         read = self.read_rate_for(footprint) if pattern is Pattern.READ else None
+        in_place = BandwidthRoof(self.bandwidth, Pattern.IN_PLACE)
         if self.fits_cache(footprint):
-            in_place = max(self.rate_at(footprint), self.bandwidth)
-            return in_place if read is None else max(read, in_place)
+            in_place = BandwidthRoof(max(self.rate_at(footprint), self.bandwidth), Pattern.IN_PLACE)
+            return in_place if read is None or read < in_place.rate else BandwidthRoof(read)
         if read is None:
-            return self.bandwidth
-        return read if self.read_cached(footprint) else self.memory_read_rate
+            return in_place
+        if self.read_cached(footprint):
+            return BandwidthRoof(read)
+        if self.read_rate == self.memory_read_rate:
+            return BandwidthRoof(self.read_rate)
+        return BandwidthRoof(self.memory_read_rate, Pattern.IN_PLACE, its_reads=True)
+
+    def bandwidth_for(self, footprint: float, pattern: Pattern = Pattern.IN_PLACE) -> float:
+        """The rate of `roof_for`."""
+        return self.roof_for(footprint, pattern).rate
+
+    def roof_name(self, footprint: float, pattern: Pattern) -> str:
+        """The roof of `roof_for` in a few words: "read-only stream", "in-place stream", or,
+        for reading held past the caches to the in-place stream's reads, "in-place stream's
+        reads"."""
+        return self.roof_for(footprint, pattern).name
 
     @property
     def memory_read_rate(self) -> float:
@@ -221,26 +251,6 @@ class Roofs:
         if self.read_rate is None:
             return self.bandwidth
         return max(self.read_rate, IN_PLACE_READS * self.bandwidth)
-
-    def stream_for(self, footprint: float, pattern: Pattern) -> Pattern:
-        """The pattern whose stream holds work of `pattern` whose arrays take `footprint`
-        bytes (`bandwidth_for`): reading alone, the read-only stream's where it set that roof;
-        else the in-place stream's (past the caches, its reads)."""
-        if pattern is not Pattern.READ or self.read_rate_for(footprint) is None:
-            return Pattern.IN_PLACE
-        own = self.fits_cache(footprint) or self.read_cached(footprint)
-        read = self.read_rate_for(footprint) if own else self.read_rate
-        return Pattern.READ if read >= self.bandwidth_for(footprint, pattern) else Pattern.IN_PLACE
-
-    def roof_name(self, footprint: float, pattern: Pattern) -> str:
-        """The roof of `bandwidth_for` in a few words: "read-only stream", "in-place stream",
-        or, for reading held past the caches to the in-place stream's reads, "in-place
-        stream's reads"."""
-        stream = self.stream_for(footprint, pattern)
-        held_to_reads = stream is Pattern.IN_PLACE and pattern is Pattern.READ
-        if held_to_reads and self.read_rate_for(footprint) and not self.fits_cache(footprint):
-            return "in-place stream's reads"
-        return stream.stream
 
     def read_rate_for(self, footprint: float) -> float | None:
         """The read-only stream's rate for arrays of `footprint` bytes: at their size
@@ -539,8 +549,8 @@ class Placement:
 
     @property
     def stream(self) -> Pattern:
-        """The pattern whose stream is its bandwidth roof (`Roofs.stream_for`)."""
-        return self.roofs.stream_for(self.held, self.pattern)
+        """The pattern whose stream is its bandwidth roof (`Roofs.roof_for`)."""
+        return self.roofs.roof_for(self.held, self.pattern).stream
 
     @property
     def held(self) -> float:

@@ -4,8 +4,7 @@ A run's folder holds `run.json` and the files it names: the claims checked on th
 and, where recorded, on the same machine's CPU under the same JAX (the control that tells
 the device's difference from the release's); what the pages did; what the chapter's
 sections measured there, and the training. Every committed `run.json` is read as it was
-written (`chapter2.records.RunFile`); the first run (an H200) kept some files under names of
-their own (`LEGACY_FILES`). Nothing here imports JAX or Sphinx.
+written (`chapter2.records.RunFile`). Nothing here imports JAX or Sphinx.
 """
 
 import json
@@ -14,14 +13,6 @@ from pathlib import Path
 
 from chapter2.records import ClaimsReport, RunFile, VerdictRecord, value_at
 from chapter2.timing import BenchResult  # imports no JAX
-
-# The files of the first recorded run, which named them in keys of their own or not at all.
-LEGACY_FILES = {
-    "host claims": "claims-cpu-same-machine.json",
-    "pages": "pages-gpu.json",
-    "training": "training-gpu.json",
-}
-
 
 # A device its vendor names otherwise than JAX does: JAX's name, the vendor's.
 SOLD_AS = {"TPU v5 lite": "TPU v5e"}
@@ -81,10 +72,7 @@ def _verdicts(path: Path, renamed: dict[str, str]) -> tuple[dict[str, VerdictRec
 def read_run(folder: Path) -> RecordedRun:
     """The run recorded in `folder`, read as its run.json was written."""
     run = RunFile.load(folder / "run.json")
-    files = dict(run.files)
-    files |= {k: v for k, v in LEGACY_FILES.items() if k not in files and (folder / v).exists()}
-    if (folder / "vendor-figures.json").exists():  # typed from the vendor's page, not recorded
-        files.setdefault("vendor figures", "vendor-figures.json")
+    files = run.files
     verdicts, jaxlib = _verdicts(folder / files["claims"], run.renamed)
     host = (
         _verdicts(folder / files["host claims"], run.renamed)[0] if "host claims" in files else {}

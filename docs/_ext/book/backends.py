@@ -8,10 +8,6 @@ in data/backends/<name>/ did, shown where that run checked the claim, its
 the claim under another JAX release (data/matrix/jax-<release>.json), filled the same way.
 """
 
-import functools
-import hashlib
-import re
-from pathlib import Path
 from typing import ClassVar
 
 from docutils import nodes
@@ -19,30 +15,11 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
-from chapter2.records import ClaimsMatrix, ClaimsReport, value_at
+from book.markdown import with_recorded
+from book.matrix import claims_matrix
+from chapter2.records import ClaimsMatrix, ClaimsReport
 from chapter2.releases import baseline_jax
 from chapter2.runs import recorded_run
-
-
-def formatted(value, spec: str = ""):
-    """A recorded value formatted by `spec` ("len", "join", "and" to join with "and", "on"
-    for a flag's on or off, or a format)."""
-    if spec == "len":
-        return len(value)
-    if spec == "on":
-        return "on" if value else "off"
-    if spec == "and":
-        return " and ".join(map(str, value))
-    return ", ".join(map(str, value)) if spec == "join" else format(value, spec)
-
-
-def with_recorded(text: str, value_of) -> str:
-    """`text` with each {{key|format}} replaced by `value_of(key)`, formatted."""
-    return re.sub(
-        r"\{\{([^|}]+)(?:\|([^}]+))?\}\}",
-        lambda m: str(formatted(value_of(m[1]), m[2] or "")),
-        text,
-    )
 
 
 class BackendNote(SphinxDirective):
@@ -98,38 +75,14 @@ def release_or_backend(matrix: ClaimsMatrix, claim_id: str, release: str, baseli
     )
 
 
-def claims_matrix(config) -> ClaimsMatrix:
-    """The claims matrix of `book_matrix` (data/matrix/), read once while it stays the same."""
-    return _read_matrix(Path(config.book_matrix), config.book_matrix_digest)
-
-
-@functools.lru_cache(maxsize=1)
-def _read_matrix(folder: Path, digest: str) -> ClaimsMatrix:
-    return ClaimsMatrix.read(folder)
-
-
-def matrix_digest(app, config) -> None:
-    """`config-inited`: the matrix's records as a digest in the config, so that a release
-    recorded again, or added, reads every page again."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(config.book_matrix).glob("jax-*.json")):
-        digest.update(path.name.encode() + path.read_bytes())
-    config.book_matrix_digest = digest.hexdigest()[:16]
-
-
-def matrix_value(recorded: ClaimsReport, key: str):
-    """The value at `key` ("jax", "recorded", or `claim-id/name/...` into its observation) of
-    what the claims matrix recorded under one release."""
-    value = {"jax": recorded.jax, "recorded": recorded.recorded}
-    value |= {cid: c.observed or {} for cid, c in recorded.by_id.items()}
-    return value_at(value, key, f"the record of JAX {recorded.jax}")
-
-
-def release_note_problem(recorded: ClaimsReport, claim_id: str, status: str | None) -> str | None:
-    """Why a release note's words would not describe `recorded`, or None when they do."""
-    verdict = recorded.by_id.get(claim_id)
+def release_note_problem(
+    recorded: ClaimsReport | None, claim_id: str, release: str, status: str | None
+) -> str | None:
+    """Why a release note's words would not describe `recorded`, the record of `release`, or
+    None when they do."""
+    verdict = recorded.by_id.get(claim_id) if recorded else None
     if verdict is None:
-        return f"the claims matrix holds no {claim_id!r} under JAX {recorded.jax}"
+        return f"the claims matrix holds no {claim_id!r} under JAX {release}"
     if verdict.status != status:
         return (
             f"this release note on {claim_id!r} is written for a claim that was {status!r} "
@@ -150,16 +103,12 @@ class ReleaseNote(SphinxDirective):
     def run(self):
         claim_id, release = self.arguments
         recorded = claims_matrix(self.config).run_of(release)
-        if recorded is None:  # no record of it: none holds
-            recorded = ClaimsReport(release, "", "", "", [])
-        problem = release_note_problem(recorded, claim_id, self.options.get("status"))
+        problem = release_note_problem(recorded, claim_id, release, self.options.get("status"))
         if problem:
             return [self.state.document.reporter.warning(problem, line=self.lineno)]
         box = nodes.container(classes=["release-note"])
         try:
-            sentence = with_recorded(
-                " ".join(self.content).strip(), lambda key: matrix_value(recorded, key)
-            )
+            sentence = with_recorded(" ".join(self.content).strip(), recorded.value)
         except KeyError as err:
             return [self.state.document.reporter.warning(err.args[0], line=self.lineno)]
         box += self.parse_text_to_nodes(sentence)
@@ -168,9 +117,6 @@ class ReleaseNote(SphinxDirective):
 
 def setup(app):
     app.add_config_value("book_backends", "", "env", types=[str])
-    app.add_config_value("book_matrix", "", "env", types=[str])
-    app.add_config_value("book_matrix_digest", "", "env", types=[str])
-    app.connect("config-inited", matrix_digest)
     app.add_directive("backend-note", BackendNote)
     app.add_directive("release-note", ReleaseNote)
     return SERIAL

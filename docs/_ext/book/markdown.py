@@ -1,6 +1,7 @@
 """Text put into Markdown that shows as it was given: the drift report and the marks' panels
 quote what JAX said (`<lambda>`, `a*b`), which Markdown would read as markup. A sentence can
-be built as pieces (`Inline`), written as Markdown here or as nodes by the docs layer."""
+be built as pieces (`Inline`), written as Markdown here or as nodes by the docs layer. A
+note's sentence takes values from a record (`with_recorded`)."""
 
 import re
 
@@ -33,3 +34,24 @@ def _code_span(text: str) -> str:
 def with_code(text: str) -> str:
     """Words in Markdown as they are, but what they quote in backticks stays code."""
     return as_markdown(quoted(text))
+
+
+def formatted(value, spec: str = ""):
+    """A recorded value formatted by `spec` ("len", "join", "and" to join with "and", "on"
+    for a flag's on or off, or a format)."""
+    if spec == "len":
+        return len(value)
+    if spec == "on":
+        return "on" if value else "off"
+    if spec == "and":
+        return " and ".join(map(str, value))
+    return ", ".join(map(str, value)) if spec == "join" else format(value, spec)
+
+
+def with_recorded(text: str, value_of) -> str:
+    """`text` with each {{key|format}} replaced by `value_of(key)`, formatted."""
+    return re.sub(
+        r"\{\{([^|}]+)(?:\|([^}]+))?\}\}",
+        lambda m: str(formatted(value_of(m[1]), m[2] or "")),
+        text,
+    )

@@ -2,6 +2,9 @@
 JAX release `nox -s matrix` measured (data/matrix/jax-<release>.json), under this build, and
 on each backend a recorded run holds; and since which release a version note's claims hold."""
 
+import functools
+import hashlib
+from pathlib import Path
 from typing import ClassVar
 
 from docutils import nodes
@@ -9,7 +12,7 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 
 from book import SERIAL
-from book.backends import claims_matrix, matrix_value, with_recorded
+from book.markdown import with_recorded
 from book.record import book_data, home_verdicts
 from book.site import page_in_site
 from book.verdicts import (
@@ -77,7 +80,7 @@ class VersionNote(NeedsEveryPage):
         if before is not None and node["before"]:  # what that release did, in its words
             recorded = matrix.run_of(before)
             try:
-                filled = with_recorded(node["before"], lambda key: matrix_value(recorded, key))
+                filled = with_recorded(node["before"], recorded.value)
             except KeyError as err:
                 return [self.state.document.reporter.warning(err.args[0], line=self.lineno)]
             node += self.parse_text_to_nodes(filled)[0].children
@@ -396,7 +399,29 @@ def fill_pages(app, doctree, docname) -> None:
         node.replace_self(_matrix_page(app, docname, matrix, home))
 
 
+def claims_matrix(config) -> ClaimsMatrix:
+    """The claims matrix of `book_matrix` (data/matrix/), read once while it stays the same."""
+    return _read_matrix(Path(config.book_matrix), config.book_matrix_digest)
+
+
+@functools.lru_cache(maxsize=1)
+def _read_matrix(folder: Path, digest: str) -> ClaimsMatrix:
+    return ClaimsMatrix.read(folder)
+
+
+def matrix_digest(app, config) -> None:
+    """`config-inited`: the matrix's records as a digest in the config, so that a release
+    recorded again, or added, reads every page again."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(config.book_matrix).glob("jax-*.json")):
+        digest.update(path.name.encode() + path.read_bytes())
+    config.book_matrix_digest = digest.hexdigest()[:16]
+
+
 def setup(app):
+    app.add_config_value("book_matrix", "", "env", types=[str])
+    app.add_config_value("book_matrix_digest", "", "env", types=[str])
+    app.connect("config-inited", matrix_digest)
     app.add_directive("claims-matrix", NeedsEveryPage)
     app.add_directive("version-note", VersionNote)
     app.add_node(note_release)
