@@ -212,8 +212,11 @@ def test_pages_recorded_alone_join_the_run_that_names_the_device(tmp_path):
     pages = {**LATER, "call.json": LATER["call.json"].replace("training", "pages")}
     later = tmp_path / "later"
     later.mkdir()
-    _archive(later / "record.tar.gz", {**pages, "pages.json": json.dumps([{"page": "p"}])})
+    page = {"page": "p", "on": "host CPU", "rc": 0, "seconds": 1.0, "cells": 2}
+    page |= {"failed cells": [], "ran to the end": True}  # as run() writes it
+    _archive(later / "record.tar.gz", {**pages, "pages.json": json.dumps([page])})
     joined = record_backend.unpack(later / "record.tar.gz", folder)
     assert (joined.device, joined.parts) == ("TPU", {"pages": ["later"]})
+    assert json.loads((folder / "pages.json").read_text()) == [page | {"made": ["later"]}]
     with pytest.raises(SystemExit, match="names no device"):
         record_backend.unpack(later / "record.tar.gz", tmp_path / "new")

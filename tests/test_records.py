@@ -14,6 +14,7 @@ from chapter2.records import (
     FailingCell,
     Kind,
     PageRecord,
+    PageRun,
     Problem,
     RunFile,
     Statement,
@@ -179,3 +180,18 @@ def test_a_later_call_joins_a_run_of_the_same_device_and_jax():
     assert joined.recorded == "2026-12-06"
     with pytest.raises(ValueError, match="not GPU"):
         run.joined(RunFile("GPU", "gpu", "0.10.2", "2026-12-07", {}, {}))
+
+
+def test_every_committed_pages_file_loads_typed_and_the_devices_write_back_equal(tmp_path):
+    for path in sorted((DATA / "backends").glob("*/run.json")):
+        run = RunFile.load(path)
+        pages = PageRun.read(path.parent / run.files["pages"])
+        assert pages, path
+        assert all(isinstance(p.seconds, float) for p in pages), path
+        if run.platform == "tpu":  # written by tools/record_backend.py
+            PageRun.write(pages, tmp_path / "pages.json")
+            written = json.loads((tmp_path / "pages.json").read_text())
+            assert written == json.loads((path.parent / run.files["pages"]).read_text())
+    first = PageRun.read(DATA / "backends" / "h200-jax-0.11.2" / "pages-gpu.json")
+    assert first[0].last == "[glue] overlap_ratio = 0.92"
+    assert first[0].failed_cells is None

@@ -36,6 +36,7 @@ import tarfile
 import tempfile
 import time
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -193,9 +194,11 @@ def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tup
         env = {**env, "JAX_PLATFORMS": "cpu"} if pinned else env
         status, output, seconds = run_command(command, Path(scratch) / "docs", env, timeout)
         cells = json.loads(failed.read_text()) if failed.exists() else None
-    result = {
+    on = "host CPU" if pinned else "default device"
+    print(page.stem, on, status, f"{seconds:.1f}", flush=True)
+    result = {  # as `chapter2.records.PageRun` reads it (not importable where this runs)
         "page": page.stem,
-        "on": "host CPU" if pinned else "default device",
+        "on": on,
         "rc": status,
         "seconds": round(seconds, 1),
         "cells": len(json.loads(page.read_text())["cells"]),
@@ -215,10 +218,8 @@ def run_pages(work: Path, out: Path, env: dict[str, str], timeout: float, jobs: 
         on_device = pool.submit(lambda: [run_page(work, p, env, timeout) for p in device])
         on_host = [pool.submit(run_page, work, p, env, timeout) for p in host]
         done = on_device.result() + [f.result() for f in on_host]
-    done.sort(key=lambda r: r[0]["page"])
+    done = [run for _, run in sorted(zip(device + host, done, strict=True))]  # by page
     (out / "pages.log").write_text("\n".join(log for _, log in done))
-    for result, _ in done:
-        print(result["page"], result["on"], result["rc"], result["seconds"], flush=True)
     return [result for result, _ in done]
 
 
@@ -265,11 +266,11 @@ def run_module(
 
 
 HOST_FACTS = """
-import json, platform, sys, jax, jaxlib
+import platform, sys, jax, jaxlib
 from chapter2.environment import cpu_model, xla_cores
-facts = {"jax": jax.__version__, "jaxlib": jaxlib.__version__,
-         "python": platform.python_version(), "cpu": cpu_model(), "cores": xla_cores()}
-open(sys.argv[1], "w").write(json.dumps(facts) + "\\n")
+from chapter2.records import HostFacts
+HostFacts(jax.__version__, jaxlib.__version__, platform.python_version(), cpu_model(),
+          xla_cores()).dump(sys.argv[1])
 """
 
 
@@ -288,33 +289,30 @@ def describe(folder: Path, known=None):
     is installed): the device and the software (as the claims, the numbers or the training
     recorded them, or else as `known`, the run they join, did), the host, the date, and the
     call that recorded them (call.json)."""
-    from chapter2.records import ClaimsReport, Machine, RunFile  # noqa: PLC0415 - not on device
+    from chapter2.records import ClaimsReport, Device, HostFacts, Machine, RunFile  # noqa: PLC0415
 
     call = json.loads((folder / "call.json").read_text())
     claims = (
         ClaimsReport.load(folder / FILES["claims"]) if (folder / FILES["claims"]).exists() else None
     )
-    device = {}
+    device = known and Device(known.device, known.platform)  # pages alone: the run's device
     for name in ("training", "numbers"):  # each names the device it ran on
         if (folder / FILES[name]).exists():
-            device = json.loads((folder / FILES[name]).read_text())["device"]
+            device = Device.of_part(folder / FILES[name])
     if claims is not None:
-        device = {"device": claims.claims[0].device, "platform": claims.claims[0].platform}
-    if not device and known is not None:  # pages alone name no device: the run's
-        device = {"device": known.device, "platform": known.platform}
+        device = Device(claims.claims[0].device, claims.claims[0].platform)
     if not device:
         msg = f"{folder} names no device (pages alone): record claims, numbers or training first"
         raise SystemExit(msg)
-    host = json.loads((folder / "host.json").read_text()) if (folder / "host.json").exists() else {}
-    # host.json records the software in the environment the parts ran in; else the claims
-    software = host or {"jax": claims.jax, "jaxlib": claims.jaxlib, "python": claims.python}
+    host = HostFacts.load(folder / "host.json") if (folder / "host.json").exists() else None
+    software = host or claims  # the software in the environment the parts ran in
     return RunFile(
-        device=device["device"],
-        platform=device["platform"],
-        jax=software["jax"],
-        jaxlib=software["jaxlib"],
-        python=software["python"],
-        host=Machine(host["cpu"], host["cores"]) if host else None,
+        device=device.device,
+        platform=device.platform,
+        jax=software.jax,
+        jaxlib=software.jaxlib,
+        python=software.python,
+        host=Machine(host.cpu, host.cores) if host else None,
         recorded=call["recorded"],
         parts={part: [call["made"]] for part in call["parts"]},
         files={k: v for k, v in FILES.items() if (folder / v).exists()},
@@ -447,7 +445,7 @@ def unpack(
     numbers.json, logs are appended; no other recorded file is replaced, but the files of
     the parts in `again`, recorded anew by the same command; a numbers or training section
     named in `sections` replaces the one recorded before, which is kept beside it."""
-    from chapter2.records import RunFile  # noqa: PLC0415 - not on the device
+    from chapter2.records import PageRun, RunFile  # noqa: PLC0415 - not on the device
 
     folder.mkdir(parents=True, exist_ok=True)
     replaced = {name for part in again or [] for name in PART_FILES[part]}
@@ -481,9 +479,8 @@ def unpack(
             (folder / name).unlink(missing_ok=True)
         for file in got.iterdir():
             if file.name == FILES["pages"] and (folder / file.name).exists():
-                pages = json.loads((folder / file.name).read_text())
-                pages += [{**p, "made": new.parts["pages"]} for p in json.loads(file.read_text())]
-                (folder / file.name).write_text(json.dumps(pages, indent=1) + "\n")
+                later = [replace(p, made=new.parts["pages"]) for p in PageRun.read(file)]
+                PageRun.write(PageRun.read(folder / file.name) + later, folder / file.name)
             elif file.name in sections:
                 (folder / file.name).write_text(json.dumps(sections[file.name], indent=1) + "\n")
             elif file.name.endswith(".log") and (folder / file.name).exists():

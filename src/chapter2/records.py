@@ -158,6 +158,17 @@ class VerdictRecord:
         return json.loads(json.dumps(dataclasses.asdict(self)))
 
 
+class JsonFile:
+    """A record kept as a JSON file of its own: `dump` writes it whole, `load` reads it back."""
+
+    @classmethod
+    def load(cls, path: str | Path):
+        return cls(**json.loads(Path(path).read_text()))
+
+    def dump(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+
+
 @dataclasses.dataclass(frozen=True)
 class Machine:
     """The CPU a record was made on, and the cores XLA used there."""
@@ -170,7 +181,7 @@ class Machine:
 
 
 @dataclasses.dataclass(frozen=True)
-class ClaimsReport:
+class ClaimsReport(JsonFile):
     """Every claim checked in one process (`python -m chapter2.claims --json`): the versions,
     the date, the machine where it recorded it, each verdict, and the claims modules that
     process could not import. The claims matrix keeps one per release; a recorded run, one
@@ -204,9 +215,6 @@ class ClaimsReport:
         found["claims"] = [VerdictRecord.load(v) for v in found["claims"]]
         found["machine"] = Machine(**found["machine"]) if found.get("machine") else None
         return cls(**found)
-
-    def dump(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -371,7 +379,7 @@ class PageRecord:
 
 
 @dataclasses.dataclass(frozen=True)
-class BuildRecord:
+class BuildRecord(JsonFile):
     """What one build of the book learned: the versions it ran, each page's record, and every
     problem Sphinx logged. The docs layer writes it beside the pages; the failure summary, a
     drift build's report, the benchmark and the tests read it."""
@@ -394,9 +402,6 @@ class BuildRecord:
         found["pages"] = {k: PageRecord.load(v) for k, v in found["pages"].items()}
         found["problems"] = [Problem(**p) for p in found["problems"]]
         return cls(**found)
-
-    def dump(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -439,7 +444,7 @@ class Cause:
 
 
 @dataclasses.dataclass(frozen=True)
-class DriftReport:
+class DriftReport(JsonFile):
     """The book under another JAX, against the baseline: its claims as that build's pages
     showed them, grouped by cause, each failing cell and changed output given to the claim
     that explains it, or to none (`book.drift.build_report` makes it)."""
@@ -494,8 +499,65 @@ class DriftReport:
         found["causes"] = [Cause.load(c) for c in found["causes"]]
         return cls(**found)
 
-    def dump(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
+
+@dataclasses.dataclass(frozen=True)
+class HostFacts(JsonFile):
+    """The software a recorded run's parts ran under, and its host's CPU (host.json)."""
+
+    jax: str
+    jaxlib: str
+    python: str
+    cpu: str
+    cores: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Device:
+    """The device a part of a run ran on, as JAX names it ("TPU v5 lite"), and its platform."""
+
+    device: str
+    platform: str
+
+    @classmethod
+    def of_part(cls, path: str | Path) -> "Device":
+        """The device a numbers or training file names (beside its memory and the clock)."""
+        named = json.loads(Path(path).read_text())["device"]
+        return cls(named["device"], named["platform"])
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PageRun:
+    """One page's cells run in order where a run was recorded, past a failing one. The first
+    run (an H200) kept only the exit status, the seconds and its output's last line."""
+
+    page: str
+    on: str | None = None  # "host CPU" or "default device"
+    rc: int | str  # its exit status, or "timeout"
+    seconds: float
+    cells: int | None = None
+    failed_cells: list[dict] | None = None  # each: its number, error, drifted claims
+    ran_to_the_end: bool | None = None  # False where the page reported no failing cells
+    made: list[str] | None = None  # the call that ran it, where a later call joined the run
+    last: str | None = None
+
+    @classmethod
+    def read(cls, path: str | Path) -> list["PageRun"]:
+        """Every page run in a pages file, whose keys are words ("failed cells")."""
+        found = json.loads(Path(path).read_text())
+        return [cls(**{k.replace(" ", "_"): v for k, v in p.items()}) for p in found]
+
+    @staticmethod
+    def write(runs: list["PageRun"], path: str | Path) -> None:
+        """`runs` as a pages file, in the words its keys have always had."""
+        words = [
+            {
+                k.replace("_", " "): v
+                for k, v in dataclasses.asdict(run).items()
+                if v is not None or (k == "failed_cells" and run.ran_to_the_end is not None)
+            }
+            for run in runs
+        ]
+        Path(path).write_text(json.dumps(words, indent=1) + "\n")
 
 
 # The files of the first recorded run (an H200) that its run.json does not name.
@@ -511,7 +573,7 @@ def _beside(path: str | Path, name: str) -> bool:
 
 
 @dataclasses.dataclass(frozen=True)
-class RunFile:
+class RunFile(JsonFile):
     """What a run recorded on another machine says of itself (data/backends/<name>/run.json):
     the device and the software, the host's CPU, the date, the file that holds each part and
     every call that recorded some of it, oldest first. `tools/record_backend.py` writes it;
@@ -543,9 +605,6 @@ class RunFile:
         found["parts"] = {k: v if isinstance(v, list) else [v] for k, v in found["parts"].items()}
         found["host"] = Machine(**found["host"]) if found.get("host") else None
         return cls(**found)
-
-    def dump(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(dataclasses.asdict(self), indent=2) + "\n")
 
     def joined(self, later: "RunFile") -> "RunFile":
         """This run with what a later call recorded on the same device and JAX: each part's
