@@ -140,6 +140,22 @@ def test_a_warning_on_its_own_page_is_a_box_with_the_same_panel():
     assert verdicts.panel(replace(VERDICT, status="holds")) in boxed
 
 
+def test_only_a_warning_on_its_own_page_is_a_box():
+    warning = replace(VERDICT, warning=True)
+    assert verdicts.is_boxed(warning, VERDICT.page)
+    assert not verdicts.is_boxed(warning, "another-page")  # a mark where another page cites it
+    assert not verdicts.is_boxed(replace(VERDICT, warning=False), VERDICT.page)
+
+
+def test_a_warning_sphinx_is_told_to_suppress_is_not_recorded_as_a_problem():
+    app = SimpleNamespace(config=SimpleNamespace(suppress_warnings=["myst.header", "ref"]))
+    shown = record.ProblemLog(app).shown
+    assert not shown(SimpleNamespace(type="myst", subtype="header"))
+    assert not shown(SimpleNamespace(type="ref", subtype="python"))  # a type covers its subtypes
+    assert shown(SimpleNamespace(type="myst", subtype="xref_missing"))
+    assert shown(SimpleNamespace())  # a warning of no type
+
+
 def test_a_check_with_nothing_to_check_gives_its_reason():
     unchecked = replace(VERDICT, status="cannot check", expected=None, observed=None)
     text = verdicts.verdict_markdown(replace(unchecked, evidence="no YNN fusion"), boxed=False)

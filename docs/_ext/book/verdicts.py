@@ -129,6 +129,12 @@ def verdict_markdown(data: VerdictRecord, boxed: bool) -> str:
     )
 
 
+def is_boxed(verdict: VerdictRecord, page: str) -> bool:
+    """Whether a verdict shows as a box on `page`: a warning, on its own page (elsewhere, and
+    any other claim, it is a mark)."""
+    return bool(verdict.warning) and verdict.page == page
+
+
 class VerdictRenderer:
     """myst-nb mime renderer plugin for VERDICT_MIME outputs (registered as an entry point)."""
 
@@ -139,8 +145,7 @@ class VerdictRenderer:
         if data.mime_type != VERDICT_MIME or inline:
             return None
         verdict = VerdictRecord.load(data.content)
-        page = renderer.renderer.sphinx_env.docname
-        boxed = verdict.warning and verdict.page == page
+        boxed = is_boxed(verdict, renderer.renderer.sphinx_env.docname)
         if only_reran(verdict) and not boxed:
             rendered = [reran_node(verdict)]
         else:
