@@ -6,6 +6,7 @@ from book import drift, matrix
 from book.markdown import as_markdown
 
 from chapter2.records import (
+    AtBaseline,
     ChangedOutput,
     ClaimsMatrix,
     ClaimsReport,
@@ -166,7 +167,7 @@ def test_a_change_is_shown_beside_the_baselines_recorded_result():
     )
     report = drift.build_report(REPORT, FAILURES, baseline)
     merged = next(c for c in report.changed_claims if c.id == "merged")
-    assert merged.baseline == {"status": "holds", "observed": {"type": "Jaxpr"}}
+    assert merged.baseline == AtBaseline(Status.HOLDS, {"type": "Jaxpr"})
     gone = next(c for c in report.changed_claims if c.id == "gone")
     assert gone.baseline is None  # the baseline did not record it
     text = drift.to_markdown(report)

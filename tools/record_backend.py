@@ -500,11 +500,12 @@ def differences(folder: Path) -> list[str]:
     from chapter2.claims import claims  # noqa: PLC0415 - here, where the book is installed
     from chapter2.claims.backends import cause_there  # noqa: PLC0415
     from chapter2.claims.registry import Kind  # noqa: PLC0415
+    from chapter2.records import Status  # noqa: PLC0415
     from chapter2.runs import read_run  # noqa: PLC0415
 
     run, found = read_run(folder), []
     for claim in claims().values():
-        book = "as specified" if claim.kind is Kind.OBSERVED else "holds"
+        book = Status.AS_SPECIFIED if claim.kind is Kind.OBSERVED else Status.HOLDS
         there = cause_there(claim, run, book)
         if there.cause:
             status = "otherwise" if there.otherwise else there.status

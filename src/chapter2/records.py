@@ -102,6 +102,25 @@ def compared(
 
 
 @dataclasses.dataclass(frozen=True)
+class AtBaseline:
+    """A claim as the baseline JAX's recorded claims found it, where a drift report shows it."""
+
+    status: Status
+    observed: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
+
+
+@dataclasses.dataclass(frozen=True)
+class BaselineClaims:
+    """The baseline JAX's recorded claims that a drift report compares with."""
+
+    jax: str
+    recorded: str
+
+
+@dataclasses.dataclass(frozen=True)
 class VerdictRecord:
     """A claim's verdict as data: the claim (its page, label, kind and where it applies), what
     its check found on one JAX and backend, and the check's code. A page's output carries
@@ -129,7 +148,7 @@ class VerdictRecord:
     evidence: str = ""  # the values in one line, or why the check could not run
     check_source: str = ""
     statement: str = ""  # what its page says, where a report carries it
-    baseline: dict[str, Any] | None = None  # a drift report's: the baseline JAX's status, values
+    baseline: AtBaseline | None = None  # a drift report's
 
     def __post_init__(self) -> None:  # a kind and a status as their words, made members
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -146,6 +165,8 @@ class VerdictRecord:
         found = dict(data)
         if "section" in found:  # the page's key before December 2026
             found["page"] = found.pop("section")
+        if found.get("baseline"):
+            found["baseline"] = AtBaseline(**found["baseline"])
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(found) - known)
         if unknown:
@@ -464,7 +485,7 @@ class DriftReport(JsonFile):
     unexplained_outputs: list[ChangedOutput]
     environment_dependent: list[VerdictRecord]  # facts of the machine: reported, not drift
     cannot_check: list[VerdictRecord]
-    baseline: dict[str, str] | None  # the baseline's recorded claims: {"jax", "recorded"}
+    baseline: BaselineClaims | None
     commit: str | None = None  # the book's; not recorded before December 2026
     claim_ids: list[str] | None = None  # the claims checked; not recorded then either
 
@@ -497,6 +518,7 @@ class DriftReport(JsonFile):
         for key in ("changed_outputs", "unexplained_outputs"):
             found[key] = [ChangedOutput.load(c) for c in found[key]]
         found["causes"] = [Cause.load(c) for c in found["causes"]]
+        found["baseline"] = BaselineClaims(**found["baseline"]) if found["baseline"] else None
         return cls(**found)
 
 

@@ -10,6 +10,8 @@ import jinja2
 from book.markdown import Inline, as_markdown, escape, quoted, with_code
 from chapter2.claims.registry import ClaimDrift, counted
 from chapter2.records import (
+    AtBaseline,
+    BaselineClaims,
     Cause,
     ChangedOutput,
     ClaimsReport,
@@ -50,8 +52,7 @@ def build_report(
     baseline's (`outputs`: None when no baseline build was compared; `commit`: the book's)."""
     verdicts = claims_report.claims
     recorded = {  # the baseline's status and observed values of each claim, if recorded
-        v.id: {"status": str(v.status), "observed": v.observed}
-        for v in (baseline.claims if baseline else [])
+        v.id: AtBaseline(v.status, v.observed) for v in (baseline.claims if baseline else [])
     }
     drifted = [
         replace(claim, baseline=recorded.get(claim.id))
@@ -95,16 +96,14 @@ def build_report(
         unexplained_outputs=[c for c in changes if not c.claims],
         environment_dependent=with_status(verdicts, Status.AS_SPECIFIED, Status.DIFFERS_HERE),
         cannot_check=with_status(verdicts, Status.CANNOT_CHECK),
-        baseline=(
-            {"jax": baseline.jax, "recorded": baseline.recorded} if baseline is not None else None
-        ),
+        baseline=BaselineClaims(baseline.jax, baseline.recorded) if baseline else None,
     )
 
 
 def _differences(claim: VerdictRecord) -> list[str]:
     """Each differing value: what the book expects, the baseline gave and this JAX gave."""
     lines = []
-    recorded = (claim.baseline or {}).get("observed") or {}
+    recorded = (claim.baseline and claim.baseline.observed) or {}
     for value in (c for c in compared(claim.expected, claim.observed) if c.differs):
         name, gave = value.name, str(value.observed)
         said = f"- {name}: the book expects `{value.expected}`"
@@ -264,8 +263,8 @@ def to_markdown(report: DriftReport) -> str:
     shown_cells, shown_outputs = _once(causes_)
     view = {
         "against": (
-            f" (against the baseline's recorded results: JAX {baseline['jax']}, recorded "
-            f"{baseline['recorded']})"
+            f" (against the baseline's recorded results: JAX {baseline.jax}, recorded "
+            f"{baseline.recorded})"
             if baseline
             else ""
         ),

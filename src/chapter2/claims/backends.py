@@ -2,6 +2,7 @@
 run recorded on another backend (`chapter2.runs`), with the cause of any difference."""
 
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
 from chapter2.claims.registry import Claim, Observation, judged
 from chapter2.records import Status, VerdictRecord
@@ -18,7 +19,7 @@ CPU_THREADS = ("cpu", "the threads are those of XLA's CPU client")
 CPU_BACKEND = ("cpu", "it is about the CPU backend itself")
 
 
-class Cause:
+class Cause(StrEnum):
     """Why a claim reads otherwise on a recorded run than in this build."""
 
     DEVICE = "the device"  # the same JAX on the run's own CPU did as this build did
@@ -42,9 +43,9 @@ class There:
     such values), the evidence in words, and, where it reads otherwise than in this build,
     the cause and the reason."""
 
-    status: str | None
+    status: Status | None
     evidence: str
-    cause: str | None = None
+    cause: Cause | None = None
     reason: str = ""
     partial: bool = False  # judged on the values an earlier form of its check recorded
     # It holds there only by the device's own expectation, whose values differ from what the
@@ -154,13 +155,13 @@ def status_there(
         evidence = recorded.evidence if recorded else "not recorded on this backend"
         return There(None, evidence, found=evidence)
     partial = _partial(recorded, checked, source)
-    return There(str(verdict.status), verdict.evidence, partial=partial, found=verdict.found)
+    return There(verdict.status, verdict.evidence, partial=partial, found=verdict.found)
 
 
 def cause_there(
     claim: Claim,
     run: RecordedRun,
-    here: str,
+    here: Status,
     checked: list[str] | None = None,
     source: str | None = None,
 ) -> There:
@@ -184,14 +185,14 @@ def cause_there(
     control = _judged(claim, run.host_verdicts.get(claim.id), run, "cpu", checked)
     if (
         control is not None
-        and str(control.status) == there.status
+        and control.status == there.status
         and _alike(run.host_verdicts.get(claim.id), run.verdicts.get(claim.id))
     ):
         reason = f"JAX {run.jax} on that machine's CPU did the same"
         return replace(there, cause=Cause.RELEASE, reason=reason)
     if control is not None:
         reason = f"on that machine's CPU, JAX {run.jax} {DID[control.status]}"
-        if str(control.status) == there.status:
+        if control.status == there.status:
             reason += ", with other values"
         return replace(there, cause=Cause.DEVICE, reason=reason)
     return replace(there, cause=Cause.DEVICE, reason="no CPU run beside it")
