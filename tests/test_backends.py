@@ -1,7 +1,6 @@
 """Claims that know their backend, judged on observations frozen from a recorded H200 run."""
 
 import dataclasses
-import json
 
 import jax
 import pytest
@@ -10,15 +9,15 @@ from conftest import ROOT
 from chapter2.claims import Status, claims, evaluate, registry
 from chapter2.claims.backends import Cause, cause_there, claim_of, status_there
 from chapter2.claims.pages import xla_compilation
-from chapter2.records import ClaimsReport
+from chapter2.records import ClaimsReport, RunFile, Versions
 from chapter2.runs import recorded_run
 
 ALL = claims()
 BACKENDS = ROOT / "data" / "backends"
 H200 = recorded_run(BACKENDS, "h200-jax-0.11.2")
 TPU = recorded_run(BACKENDS, "tpu-v5e-jax-0.10.2")
-RENAMED = json.loads((H200.folder / "run.json").read_text())["renamed"]
-GPU = {"jax": "0.11.2", "jaxlib": "0.11.2", "platform": "gpu", "device": "NVIDIA H200"}
+RENAMED = RunFile.load(H200.folder / "run.json").renamed
+GPU = Versions("0.11.2", "0.11.2", "gpu", "NVIDIA H200")
 # The eleven claims that drifted on the H200 as the book judged them then, by today's ids
 # (run.json renames gram-cancellation-centring-fixes to ...-shrinks, and fusion-boundaries
 # to softmax-kernel-boundary). Claims split in two since the recording: both halves are
@@ -48,8 +47,19 @@ def test_a_fact_of_the_cpu_alone_cannot_be_checked_on_a_gpu_and_its_check_does_n
     )
     ran = []
     made_up = registry.Claim("cpu-only", "demo", lambda: ran.append(1), only_on=("cpu", "y"))
-    assert registry.judged(made_up, None, GPU).status is Status.CANNOT_CHECK
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(registry, "installed_versions", lambda: GPU)  # as a GPU build runs it
+        assert registry.run_check(made_up).status is Status.CANNOT_CHECK
     assert ran == []
+
+
+def test_a_backends_own_expectation_keeps_the_checks_sentence():
+    entry = ALL["gram-cancellation-centring-shrinks"]
+    found = recorded_observation(entry.id)
+    said = registry.Observation(found.expected, found.observed, said="Ran it.", repeats="above")
+    record = registry.judged(entry, said, GPU).record()
+    assert (record.said, record.repeats) == ("Ran it.", "above")
+    assert record.expected != found.expected  # the GPU's own values, with the sentence
 
 
 def test_a_gpu_expectation_holds_for_what_the_h200_did():
@@ -60,7 +70,9 @@ def test_a_gpu_expectation_holds_for_what_the_h200_did():
     assert verdict.status is Status.HOLDS
     assert verdict.evidence.startswith("on GPU, under JAX's default matmul precision, XLA on")
     assert "largest errors: {'v1': 1.75e-06, 'v2': 12.6, 'v3': 0.00137}" in verdict.evidence
-    cpu = {**GPU, "platform": "cpu", "device": "cpu"}  # the same numbers on a CPU: a drift
+    cpu = dataclasses.replace(
+        GPU, platform="cpu", device="cpu"
+    )  # the same numbers on a CPU: a drift
     assert registry.judged(entry, observed, cpu).status is Status.DRIFTED
 
 
@@ -157,10 +169,10 @@ def test_a_page_that_pins_the_cpu_checks_cpu_facts_on_a_gpu_machine(monkeypatch)
     cpu = jax.devices("cpu")[0]
     real = jax.devices
     monkeypatch.setattr(jax, "devices", lambda backend=None: real(backend) if backend else [H200])
-    assert registry.installed_versions()["device"] == "NVIDIA H200"
+    assert registry.installed_versions().device == "NVIDIA H200"
     assert evaluate("device-put-zero-copy").status is Status.CANNOT_CHECK
     with jax.default_device(cpu):
-        assert registry.installed_versions()["platform"] == "cpu"
+        assert registry.installed_versions().platform == "cpu"
 
 
 def built_status(claim) -> str:
@@ -191,7 +203,7 @@ def test_a_tpu_expectation_holds_for_what_the_tpu_did_and_can_fail():
     assert "8 × 128" in there.reason
     recorded = TPU.verdicts[claim.id]
     wrong = {**recorded.observed, "output and temp bytes": [4000000, 0]}  # unpadded
-    tpu = {"jax": "0.10.2", "jaxlib": "0.10.2", "platform": "tpu", "device": "TPU v5 lite"}
+    tpu = Versions("0.10.2", "0.10.2", "tpu", "TPU v5 lite")
     verdict = registry.judged(claim, registry.Observation(recorded.expected, wrong), tpu)
     assert verdict.status is Status.DRIFTED
 

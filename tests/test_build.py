@@ -480,3 +480,16 @@ def test_a_release_note_on_a_release_the_matrix_never_recorded_is_a_warning_at_i
     warned = build_in_process(docs)
     said = "WARNING: the claims matrix holds no 'some-claim' under JAX 0.0.1"
     assert f"note.md:{line}: {said}" in warned
+
+
+def test_a_backend_note_on_no_claim_of_the_book_is_a_warning_at_its_line(tmp_path):
+    """Not a note that silently vanishes: a mistyped id is no claim the run could lack."""
+    docs = make_book(tmp_path, {"note": []})
+    note = "```{backend-note} no-such-claim\n:run: tpu-v5e-jax-0.10.2\nOn a {{device}}.\n```\n"
+    (docs / "note.md").write_text(f"{FRONT_MATTER}\n# A note\n\n{note}")
+    shutil.copytree(ROOT / "data" / "backends", tmp_path / "data" / "backends")
+    (tmp_path / "src").symlink_to(ROOT / "src")  # the claims modules the book states
+    line = (docs / "note.md").read_text().splitlines().index(note.splitlines()[0]) + 1
+    warned = build_in_process(docs)
+    said = "WARNING: a backend note names 'no-such-claim', which no claims module states"
+    assert f"note.md:{line}: {said}" in warned

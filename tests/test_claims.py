@@ -55,7 +55,10 @@ def test_every_claims_module_loads():
 @pytest.fixture(scope="module")
 def built_verdicts() -> dict[str, dict]:
     """Every verdict the book's build recorded (`nox -s docs` ran each check once)."""
-    pages = read_record(HTML.parent).pages
+    record = read_record(HTML.parent)
+    if record is None:
+        pytest.fail(f"no build record in {HTML.parent}: run `nox -s docs` first")
+    pages = record.pages
     return {claim_id: v for found in pages.values() for claim_id, v in found.verdicts.items()}
 
 

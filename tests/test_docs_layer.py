@@ -289,6 +289,13 @@ def test_the_summary_counts_every_problem_and_marks_what_follows_a_failure():
     assert lines[-1] == "  docs/index.md:7: Unknown directive type: 'nope'"
 
 
+def test_a_statement_without_a_line_is_named_by_its_page_alone():
+    record = made_up_record()
+    record.pages["fusion"].statements["fused"] = Statement("XLA fuses the three.", None)
+    said = failures.summary(record).splitlines()
+    assert "        the book says (docs/fusion.md): XLA fuses the three." in said
+
+
 def test_a_record_without_problems_has_no_summary():
     record = made_up_record()
     record.pages["fusion"].failing_cells = []
@@ -480,6 +487,19 @@ def test_the_layer_hash_follows_the_layers_code(tmp_path):
     assert layer_hash(layer) != before
 
 
+def test_the_layer_hash_follows_the_records_sphinx_keeps(tmp_path, monkeypatch):
+    """A field added to a record kept in Sphinx's pickled environment (a PageRecord) reads
+    every page again, so no kept record lacks it."""
+    import book
+
+    copy = tmp_path / "records.py"
+    copy.write_bytes(Path(book.records.__file__).read_bytes())
+    monkeypatch.setattr(book.records, "__file__", str(copy))
+    before = layer_hash()
+    copy.write_text(copy.read_text() + "\n# a field added\n")
+    assert layer_hash() != before
+
+
 def test_a_backend_note_fills_in_what_the_run_recorded_and_names_it():
     from book.markdown import with_recorded
 
@@ -515,6 +535,7 @@ def test_a_release_note_fills_in_what_the_matrix_recorded_under_that_release():
     assert "recorded 'drifted'" in release_note_problem(recorded, claim, "0.10.2", "holds")
     missing = release_note_problem(recorded, "no-such-claim", "0.10.2", "holds")
     assert "holds no 'no-such-claim' under JAX 0.10.2" in missing
+    assert ":status:" in release_note_problem(recorded, claim, "0.10.2", None)
     unrecorded = release_note_problem(None, claim, "0.1.0", "holds")  # no record of that release
     assert f"holds no {claim!r} under JAX 0.1.0" in unrecorded
 
@@ -575,6 +596,7 @@ def measured(releases: tuple[str, ...], **statuses: tuple[str, ...]) -> ClaimsMa
                 [
                     replace(VERDICT, id=c, kind=kinds.get(c, "asserted"), status=s[i])
                     for c, s in statuses.items()
+                    if s[i] is not None  # None: not measured under that release
                 ],
             )
             for i, release in enumerate(releases)
@@ -628,6 +650,29 @@ def test_a_note_says_from_which_release_its_claims_hold_and_where_they_cannot_be
         "Holds as a whole from JAX 0.10.2; part of it holds from JAX 0.9.2, the first release "
         "where it can be checked; part of it holds in every release measured, 0.8.3 to 0.10.2."
     )
+
+
+def test_a_release_that_did_not_measure_a_claim_says_nothing_of_it():
+    """A partial run of the matrix, or a claims module that failed to load under one release,
+    leaves a gap: the claim holds since the oldest release of its run of holds, gaps aside,
+    and a note on a change is measured against the newest release that checked it."""
+    matrix = measured(
+        ("0.8.3", "0.9.2", "0.10.2", "0.11.2"),
+        gap=("holds", None, "holds", "holds"),
+        fixed=("drifted", None, "holds", "holds"),
+        regressed=("holds", "drifted", None, "holds"),
+        unrecorded_now=("holds", "holds", "holds", None),  # a partial run left out the newest
+    )
+    assert matrix.claims["gap"].since == "0.8.3"
+    assert book_matrix.release_before(["gap"], matrix) is None
+    text = book_matrix.note_release_text
+    assert text(["gap"], matrix, {}) == "Holds in every release measured, 0.8.3 to 0.11.2."
+    assert book_matrix.release_before(["fixed"], matrix) == "0.8.3"  # not 0.9.2: no record
+    assert text(["fixed"], matrix, {}) == "Holds from JAX 0.10.2."
+    assert book_matrix.release_before(["regressed"], matrix) == "0.9.2"
+    assert text(["regressed"], matrix, {}) == "Holds from JAX 0.11.2 and in 0.8.3; not in 0.9.2."
+    said = text(["unrecorded_now"], matrix, {})
+    assert said == "Holds in every release measured, 0.8.3 to 0.10.2."
 
 
 LAYER = sorted((DOCS / "_ext" / "book").glob("*.py"))

@@ -16,8 +16,6 @@ from chapter2.claims.__main__ import main
 from chapter2.claims.backends import status_there
 from chapter2.runs import recorded_run
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
@@ -49,6 +47,7 @@ def recorded(tmp_path_factory):
     return work, out, record
 
 
+@pytest.mark.slow  # it records (the `recorded` fixture)
 def test_a_prepared_folder_holds_each_page_and_whether_it_pins_the_cpu(recorded):
     work, _, _ = recorded
     pages = {p.stem: json.loads(p.read_text()) for p in (work / "pages").glob("*.json")}
@@ -63,6 +62,7 @@ def test_a_prepared_folder_holds_each_page_and_whether_it_pins_the_cpu(recorded)
         record_backend.prepare(work.parent / "other", ["jaxprs", "no-such-page"])
 
 
+@pytest.mark.slow  # it records (the `recorded` fixture)
 def test_every_page_runs_past_a_failing_cell(recorded):
     _, out, record = recorded
     with tarfile.open(out / "record.tar.gz") as tar:
@@ -84,12 +84,14 @@ def test_every_page_runs_past_a_failing_cell(recorded):
     assert set(described.parts) == {"claims", "pages", "numbers"}
 
 
+@pytest.mark.slow  # it records (the `recorded` fixture)
 def test_a_record_is_never_mixed_with_an_older_one(recorded):
     work, out, _ = recorded
     with pytest.raises(SystemExit, match="is not empty"):
         record_backend.run(work, out, ["numbers"], True, 60, 1)
 
 
+@pytest.mark.slow  # it records (the `recorded` fixture)
 def test_parts_unpacked_in_turn_make_one_run_judged_as_the_claims_are_now(recorded, tmp_path):
     _, out, _ = recorded
     folder = tmp_path / "backends" / "cpu-here"
@@ -201,6 +203,26 @@ def test_a_section_recorded_anew_replaces_the_old_one_which_is_kept_beside_it(tm
         {"fits": {"b": 1}},
         {"a": 1},
     )
+
+
+def test_claims_recorded_anew_for_one_page_never_replace_every_claim(tmp_path):
+    run = {"device": "TPU", "platform": "tpu", "jax": "0.10.2", "parts": {}, "files": {}}
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "run.json").write_text(json.dumps(run | {"recorded": "2026-12-06"}))
+    on_tpu = {"page": "p", "label": "l", "kind": "asserted", "status": "holds", "jax": "0.10.2"}
+    on_tpu |= {"jaxlib": "0.10.2", "platform": "tpu", "device": "TPU"}
+    report = {"jax": "0.10.2", "jaxlib": "0.10.2", "python": "3.11.7", "recorded": "today"}
+    kept = json.dumps(report | {"claims": [on_tpu | {"id": "a"}, on_tpu | {"id": "b"}]})
+    (folder / "claims.json").write_text(kept)
+    claims_call = {**LATER, "call.json": LATER["call.json"].replace("training", "claims")}
+    later = tmp_path / "later"
+    later.mkdir()
+    one_page = json.dumps(report | {"claims": [on_tpu | {"id": "a"}]})  # --claims-page
+    _archive(later / "record.tar.gz", {**claims_call, "claims.json": one_page})
+    with pytest.raises(SystemExit, match=r"the claims recorded anew lack 1 kept \(b, \.\.\.\)"):
+        record_backend.unpack(later / "record.tar.gz", folder, again=["claims"])
+    assert (folder / "claims.json").read_text() == kept  # nothing written
 
 
 def test_pages_recorded_alone_join_the_run_that_names_the_device(tmp_path):

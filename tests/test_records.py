@@ -142,7 +142,8 @@ def test_a_value_is_found_by_its_path_and_a_missing_one_is_named():
     values = {"numbers": {"runs": [0.5, 0.25]}, "device": "TPU v5 lite"}
     assert value_at(values, "numbers/runs/1", "the run x") == 0.25
     assert value_at(values, "device", "the run x") == "TPU v5 lite"
-    for key, part in [("numbers/runs/2", "2"), ("numbers/median", "median"), ("device/0", "0")]:
+    missing = [("numbers/runs/2", "2"), ("numbers/runs/-1", "-1"), ("numbers/median", "median")]
+    for key, part in [*missing, ("device/0", "0")]:
         with pytest.raises(KeyError, match=rf"the run x holds no '{key}' \('{part}' is missing\)"):
             value_at(values, key, "the run x")
 
@@ -192,6 +193,10 @@ def test_every_committed_pages_file_loads_typed_and_the_devices_write_back_equal
             PageRun.write(pages, tmp_path / "pages.json")
             written = json.loads((tmp_path / "pages.json").read_text())
             assert written == json.loads((path.parent / run.files["pages"]).read_text())
+    timed_out = PageRun(page="p", rc="timeout", seconds=300.0, cells=3, ran_to_the_end=False)
+    PageRun.write([timed_out], tmp_path / "pages.json")
+    assert json.loads((tmp_path / "pages.json").read_text())[0]["failed cells"] is None
+    assert PageRun.read(tmp_path / "pages.json") == [timed_out]
     first = PageRun.read(DATA / "backends" / "h200-jax-0.11.2" / "pages-gpu.json")
     assert first[0].last == "[glue] overlap_ratio = 0.92"
     assert first[0].failed_cells is None

@@ -20,7 +20,7 @@ from pathlib import Path
 from book.dependencies import claims_verified
 from record_backend import PIN_CPU, ROOT, notebook_pages, page_script, run_script
 
-from chapter2.claims import claims
+from chapter2.records import Status, VerdictRecord
 
 STAND_IN = ROOT / "tools" / "stand_in_device.py"
 
@@ -32,7 +32,7 @@ _run_check, _seen = _claims.run_check, []
 
 def _recorded(entry):
     verdict = _run_check(entry)
-    _seen.append([entry.id, verdict.versions["platform"], str(verdict.status)])
+    _seen.append(verdict.record().dump())
     return verdict
 
 _claims.run_check = _recorded
@@ -53,17 +53,19 @@ def problems_of(page: Path, folder: Path, platform: str = "gpu") -> list[str]:
         return [f"{page.name} stopped ({status}):\n{output[-2000:]}"]
     text = page.read_text()
     about_the_cpu = PIN_CPU in text
-    verdicts = json.loads(seen.read_text()) if seen.exists() else []
+    verdicts = (
+        [VerdictRecord.load(v) for v in json.loads(seen.read_text())] if seen.exists() else []
+    )
     found = []
     if bool(verdicts) != bool(claims_verified(ROOT / "src", text)):
         found.append(f"{page.name}: its checks ran {len(verdicts)} times")
-    for claim_id, judged_on, status in verdicts:
-        if judged_on != ("cpu" if about_the_cpu else platform):
-            found.append(f"{page.name}: {claim_id} was judged on the {judged_on}")
-        only_on = claims()[claim_id].only_on
+    for verdict in verdicts:
+        if verdict.platform != ("cpu" if about_the_cpu else platform):
+            found.append(f"{page.name}: {verdict.id} was judged on the {verdict.platform}")
+        only_on = verdict.only_on
         of_the_cpu_elsewhere = not about_the_cpu and only_on and only_on[0] == "cpu"
-        if (status == "cannot check") != bool(of_the_cpu_elsewhere):
-            found.append(f"{page.name}: {claim_id} came out {status!r}")
+        if (verdict.status is Status.CANNOT_CHECK) != bool(of_the_cpu_elsewhere):
+            found.append(f"{page.name}: {verdict.id} came out {str(verdict.status)!r}")
     return found
 
 

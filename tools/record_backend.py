@@ -196,7 +196,8 @@ def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tup
         cells = json.loads(failed.read_text()) if failed.exists() else None
     on = "host CPU" if pinned else "default device"
     print(page.stem, on, status, f"{seconds:.1f}", flush=True)
-    result = {  # as `chapter2.records.PageRun` reads it (not importable where this runs)
+    result = {  # as `chapter2.records.PageRun` reads it: this process, unlike the pages
+        # and the claims it starts, may run where WORK/src is not on the import path
         "page": page.stem,
         "on": on,
         "rc": status,
@@ -223,7 +224,7 @@ def run_pages(work: Path, out: Path, env: dict[str, str], timeout: float, jobs: 
     return [result for result, _ in done]
 
 
-def record_claims(out: Path, env: dict[str, str], page: str | None = None) -> dict:
+def record_claims(out: Path, env: dict[str, str], page: str | None = None) -> None:
     """Every claim (of `page` alone, if given) on the default device and, at once, on this
     machine's CPU."""
     commands = {
@@ -249,7 +250,6 @@ def record_claims(out: Path, env: dict[str, str], page: str | None = None) -> di
             msg = f"the claims CLI wrote nothing (exit {status}); its output is in {log}"
             raise SystemExit(msg)
         print(f"{name}: exit {status}, {seconds:.0f} s", flush=True)
-    return json.loads((out / FILES["claims"]).read_text())
 
 
 def run_module(
@@ -445,7 +445,7 @@ def unpack(
     numbers.json, logs are appended; no other recorded file is replaced, but the files of
     the parts in `again`, recorded anew by the same command; a numbers or training section
     named in `sections` replaces the one recorded before, which is kept beside it."""
-    from chapter2.records import PageRun, RunFile  # noqa: PLC0415 - not on the device
+    from chapter2.records import ClaimsReport, PageRun, RunFile  # noqa: PLC0415 - not on device
 
     folder.mkdir(parents=True, exist_ok=True)
     replaced = {name for part in again or [] for name in PART_FILES[part]}
@@ -460,6 +460,13 @@ def unpack(
             raise SystemExit(msg)
         merged = {"call.json", "host.json", FILES["pages"], FILES["numbers"], FILES["training"]}
         merged |= {"pages.log", "numbers.log", "training.log"} | replaced
+        claims_then, claims_now = folder / FILES["claims"], got / FILES["claims"]
+        if "claims" in (again or []) and claims_then.exists():  # all of them, or none
+            now = ClaimsReport.load(claims_now).by_id if claims_now.exists() else {}
+            lost = sorted(set(ClaimsReport.load(claims_then).by_id) - set(now))
+            if lost:  # as a call with --claims-page records them
+                msg = f"{folder}: the claims recorded anew lack {len(lost)} kept ({lost[0]}, ...)"
+                raise SystemExit(msg)
         clash = sorted(
             p.name for p in got.iterdir() if p.name not in merged and (folder / p.name).exists()
         )

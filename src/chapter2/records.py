@@ -102,6 +102,16 @@ def compared(
 
 
 @dataclasses.dataclass(frozen=True)
+class Versions:
+    """Where a check ran: JAX, jaxlib, and the default device's platform ("cpu") and kind."""
+
+    jax: str
+    jaxlib: str
+    platform: str
+    device: str
+
+
+@dataclasses.dataclass(frozen=True)
 class AtBaseline:
     """A claim as the baseline JAX's recorded claims found it, where a drift report shows it."""
 
@@ -245,13 +255,14 @@ class ClaimAcrossReleases:
     page: str
     kind: Kind
     status: dict[str, Status]  # by release
-    reasons: dict[str, str]  # by release: why its check could not run there
     since: str | None  # asserted: the oldest release from which it holds in every later one
 
-    def measured_before(self, release: str, releases: list[str]) -> bool:
-        """Whether a release older than `release` checked it (a partial run of the matrix, or
-        a claim added since, leaves older releases unmeasured)."""
-        return any(r in self.status for r in releases[: releases.index(release)])
+    def measured_before(self, release: str, releases: list[str]) -> str | None:
+        """The newest release older than `release` that checked it; None where none did (a
+        partial run of the matrix, or a claim added since, leaves releases unmeasured)."""
+        return next(
+            (r for r in reversed(releases[: releases.index(release)]) if r in self.status), None
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -283,21 +294,22 @@ class ClaimsMatrix:
         for run in self.runs:
             for verdict in run.claims:
                 claim = found.setdefault(
-                    verdict.id, ClaimAcrossReleases(verdict.page, verdict.kind, {}, {}, None)
+                    verdict.id, ClaimAcrossReleases(verdict.page, verdict.kind, {}, None)
                 )
                 claim.status[run.jax] = verdict.status
-                if verdict.status is Status.CANNOT_CHECK:
-                    claim.reasons[run.jax] = verdict.evidence
         return {
             claim_id: dataclasses.replace(claim, since=self._since(claim))
             for claim_id, claim in found.items()
         }
 
     def _since(self, claim: ClaimAcrossReleases) -> str | None:
-        """The oldest release from which an asserted claim holds in every later release."""
+        """The oldest release from which an asserted claim holds in every later release that
+        measured it."""
         first = None
         for release in reversed(self.releases if claim.kind is Kind.ASSERTED else []):
-            if claim.status.get(release) is not Status.HOLDS:
+            if release not in claim.status:  # unmeasured: it says nothing either way
+                continue
+            if claim.status[release] is not Status.HOLDS:
                 break
             first = release
         return first
@@ -558,7 +570,7 @@ class PageRun:
     seconds: float
     cells: int | None = None
     failed_cells: list[dict] | None = None  # each: its number, error, drifted claims
-    ran_to_the_end: bool | None = None  # False where the page reported no failing cells
+    ran_to_the_end: bool | None = None  # its process ended at 0 and reported its cells
     made: list[str] | None = None  # the call that ran it, where a later call joined the run
     last: str | None = None
 

@@ -4,6 +4,8 @@ its own (docs/_ext/pyproject.toml declares its renderers and kernel provisioner)
 import hashlib
 from pathlib import Path
 
+from chapter2 import records
+
 # What each module's setup declares: the book builds with -j 1 (one page at a time, so no
 # timing shares the machine), and its handlers are written for that.
 SERIAL = {"parallel_read_safe": False, "parallel_write_safe": False}
@@ -34,9 +36,11 @@ MODULES = (
 
 
 def layer_hash(package: Path = Path(__file__).parent) -> str:
-    """A hash of this package's code: as a config value, a change re-reads every page."""
+    """A hash of this package's code and of the records Sphinx's environment keeps
+    (`chapter2.records`, pickled between builds): as a config value, a change re-reads every
+    page, so no kept record lacks a field its class has gained."""
     digest = hashlib.sha256()
-    for path in sorted(package.glob("*.py")):
+    for path in [*sorted(package.glob("*.py")), Path(records.__file__)]:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

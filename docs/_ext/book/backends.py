@@ -8,6 +8,7 @@ in data/backends/<name>/ did, shown where that run checked the claim, its
 the claim under another JAX release (data/matrix/jax-<release>.json), filled the same way.
 """
 
+from pathlib import Path
 from typing import ClassVar
 
 from docutils import nodes
@@ -15,6 +16,7 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from book import SERIAL
+from book.dependencies import claim_modules
 from book.markdown import with_recorded
 from book.matrix import claims_matrix
 from chapter2.records import ClaimsMatrix, ClaimsReport
@@ -43,7 +45,10 @@ class BackendNote(SphinxDirective):
             return [reporter.warning(str(err), line=self.lineno)]
         for path in run.folder.glob("*.json"):
             self.env.note_dependency(str(path))
-        if self.arguments[0] not in run.verdicts:
+        if self.arguments[0] not in claim_modules(Path(self.config.book_engine_src)):
+            message = f"a backend note names {self.arguments[0]!r}, which no claims module states"
+            return [reporter.warning(message, line=self.lineno)]
+        if self.arguments[0] not in run.verdicts:  # a claim that run did not record
             return []
         try:
             sentence = with_recorded(text, run.value)
@@ -83,6 +88,8 @@ def release_note_problem(
     verdict = recorded.by_id.get(claim_id) if recorded else None
     if verdict is None:
         return f"the claims matrix holds no {claim_id!r} under JAX {release}"
+    if status is None:
+        return f"a release note on {claim_id!r} needs :status:, the status its words describe"
     if verdict.status != status:
         return (
             f"this release note on {claim_id!r} is written for a claim that was {status!r} "

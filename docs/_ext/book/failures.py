@@ -36,7 +36,8 @@ def what_the_book_says(record: BuildRecord, failure: FailingCell) -> list[str]:
             continue
         home = verdict.page
         found = statement(pages, home, claim_id)
-        where = f"{pages[home].path}:{found.line}" if home in pages else home
+        where = pages[home].path if home in pages else home
+        where += f":{found.line}" if home in pages and found.line else ""
         said.append(f"  the book says ({where}): {found.text or '(nothing under its label)'}")
     return said
 

@@ -95,11 +95,13 @@ def _holds_from(claim: ClaimAcrossReleases, releases: list[str]) -> str:
     `since_text`)."""
     if claim.since is None:
         return "in none of the releases measured"
-    if not claim.measured_before(claim.since, releases):
-        return f"in every release measured, {claim.since} to {releases[-1]}"
-    earlier = releases[: releases.index(claim.since)]
-    if claim.status.get(earlier[-1]) is Status.CANNOT_CHECK:
+    before = claim.measured_before(claim.since, releases)
+    if before is None:
+        newest = next(r for r in reversed(releases) if r in claim.status)
+        return f"in every release measured, {claim.since} to {newest}"
+    if claim.status[before] is Status.CANNOT_CHECK:
         return f"from JAX {claim.since}, the first release where it can be checked"
+    earlier = releases[: releases.index(claim.since)]
     held = [r for r in earlier if claim.status.get(r) is Status.HOLDS]
     if held:  # it held before, then not: a regression, fixed in `since`
         broken = [r for r in earlier if claim.status.get(r) is Status.DRIFTED]
@@ -141,9 +143,7 @@ def release_before(claim_ids: list[str], matrix: ClaimsMatrix) -> str | None:
     if not asserted or None in {claim.since for claim in asserted}:
         return None
     last = max(asserted, key=lambda claim: matrix.releases.index(claim.since))
-    if not last.measured_before(last.since, matrix.releases):  # no older release checked it
-        return None
-    return matrix.releases[matrix.releases.index(last.since) - 1]
+    return last.measured_before(last.since, matrix.releases)
 
 
 def _note_problem(node: note_release, before: str | None) -> str | None:
@@ -220,9 +220,14 @@ def _run_heading(run) -> str:
     return f"{run.sold_as}, JAX {run.jax} ({run.recorded})"
 
 
+def this_release(home: dict) -> str | None:
+    """The JAX this build checked its claims under (None before any page was read)."""
+    return next((d.jax for d in home.values()), None)
+
+
 def _matrix_table(app, docname: str, matrix: ClaimsMatrix, home: dict, runs: list):
     releases = matrix.releases
-    this = next((d.jax for d in home.values()), "this build")
+    this = this_release(home) or "this build"
     shown = [r for r in releases if r != this]  # this build's own column says it
     heads = ["Claim", "Since", *shown, f"{this} (this build)", *map(_run_heading, runs)]
     group = nodes.tgroup(cols=len(heads))
@@ -371,7 +376,7 @@ def _matrix_page(app, docname: str, matrix: ClaimsMatrix, home: dict) -> list[no
     recorded = ", ".join(sorted({run.recorded for run in matrix.runs}))
     unknown = [run.jax for run in matrix.runs if not run.machine]
     machines = sorted({str(run.machine) for run in matrix.runs if run.machine})
-    this = next((d.jax for d in home.values()), None)
+    this = this_release(home)
     linked = [LINKED] if set(app.config.book_site_versions) - {this} else []
     intro = nodes.paragraph(
         text=f"Recorded {recorded}"

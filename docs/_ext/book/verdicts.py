@@ -12,7 +12,7 @@ from book import SERIAL
 from book.markdown import quoted, with_code
 from book.record import VERDICT_ATTRIBUTE, book_data, home_verdicts
 from chapter2.claims.registry import VERDICT_MIME
-from chapter2.records import Status, VerdictRecord, compared
+from chapter2.records import Kind, Status, VerdictRecord, compared
 
 
 def status_class(status: str) -> str:
@@ -39,7 +39,7 @@ def findings(data: VerdictRecord) -> list[str]:
     could not run (its evidence says why)."""
     if data.observed is None:
         return []
-    described = "the book describes" if data.kind == "observed" else "the book expects"
+    described = "the book describes" if data.kind is Kind.OBSERVED else "the book expects"
     return [
         f"{c.name}: {words(c.observed)}"
         + (f" ({described} {words(c.expected)})" if c.differs else " (as expected)" * c.expects)

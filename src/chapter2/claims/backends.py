@@ -5,7 +5,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from chapter2.claims.registry import Claim, Observation, judged
-from chapter2.records import Status, VerdictRecord
+from chapter2.records import Status, VerdictRecord, Versions
 from chapter2.runs import RecordedRun
 
 YNN = ("cpu", "YNNPACK is a CPU library that only XLA's CPU backend calls")
@@ -95,7 +95,7 @@ def host_status(claim: Claim, run: RecordedRun, checked=None) -> Status | None:
 def _judged(claim: Claim, recorded: VerdictRecord | None, run: RecordedRun, platform: str, checked):
     """`claim` judged on one recorded verdict, on `platform`, on the values the run recorded
     of those its check reads now (`checked`); None where it cannot be."""
-    versions = {"jax": run.jax, "jaxlib": run.jaxlib, "platform": platform, "device": run.device}
+    versions = Versions(run.jax, run.jaxlib, platform, run.device)
     if claim.only_on and platform != claim.only_on[0]:
         return judged(claim, None, versions)
     if recorded is None:

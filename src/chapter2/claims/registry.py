@@ -8,12 +8,12 @@ import json
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from chapter2.cannot_check import CannotCheck
-from chapter2.records import Kind, Status, VerdictRecord, compared
+from chapter2.records import Kind, Status, VerdictRecord, Versions, compared
 
 VERDICT_MIME = "application/vnd.chapter2.verdict+json"
 
@@ -153,7 +153,7 @@ def describe_error(err: BaseException) -> str:
     return f"the check raised {type(err).__name__}: {said}"
 
 
-def installed_versions() -> dict[str, str]:
+def installed_versions() -> Versions:
     """JAX, jaxlib and the default device's platform and kind (JAX imported only here)."""
     import jax  # noqa: PLC0415
     import jaxlib  # noqa: PLC0415
@@ -161,12 +161,7 @@ def installed_versions() -> dict[str, str]:
     from chapter2.environment import default_device  # noqa: PLC0415
 
     device = default_device()
-    return {
-        "jax": jax.__version__,
-        "jaxlib": jaxlib.__version__,
-        "platform": device.platform,
-        "device": device.device_kind,
-    }
+    return Versions(jax.__version__, jaxlib.__version__, device.platform, device.device_kind)
 
 
 @dataclass(frozen=True)
@@ -176,7 +171,7 @@ class Verdict:
     claim: Claim
     observation: Observation | None
     error: str | None = None
-    versions: dict[str, str] = field(default_factory=installed_versions)
+    versions: Versions = field(default_factory=installed_versions)
     checkable: bool = True
     note: str = ""  # why the values expected here are not the CPU's (`Claim.expected_on`)
 
@@ -228,11 +223,11 @@ class Verdict:
             repeats=seen.repeats if seen else "",
             evidence=self.evidence,
             check_source=check_source(self.claim.check),
-            **self.versions,
+            **asdict(self.versions),
         )
 
     def __str__(self) -> str:
-        return f"[{self.claim.id}] {self.status} on JAX {self.versions['jax']}: {self.evidence}"
+        return f"[{self.claim.id}] {self.status} on JAX {self.versions.jax}: {self.evidence}"
 
     __repr__ = __str__
 
@@ -331,17 +326,17 @@ def claim(
 
 
 def judged(
-    entry: Claim, observation: Observation | None, versions: dict, error: str | None = None
+    entry: Claim, observation: Observation | None, versions: Versions, error: str | None = None
 ) -> Verdict:
     """The verdict on an observation (None: the check could not run) on `versions`' backend."""
-    platform = versions["platform"]
+    platform = versions.platform
     if entry.only_on and platform != entry.only_on[0]:
         home, why = entry.only_on
         reason = f"a fact of the {home.upper()} backend, not checked on {platform.upper()}: {why}"
         return Verdict(entry, None, reason, versions, checkable=False)
     if observation is not None and platform in entry.expected_on:
         expected, why = entry.expected_on[platform]
-        there = Observation({**observation.expected, **expected}, observation.observed)
+        there = replace(observation, expected={**observation.expected, **expected})
         return Verdict(entry, there, error, versions, note=f"on {platform.upper()}, {why}")
     return Verdict(entry, observation, error, versions)
 
@@ -349,7 +344,7 @@ def judged(
 def run_check(entry: Claim) -> Verdict:
     """Run one claim's check: one that cannot run drifts, never crashes."""
     versions = installed_versions()
-    if entry.only_on and versions["platform"] != entry.only_on[0]:
+    if entry.only_on and versions.platform != entry.only_on[0]:
         return judged(entry, None, versions)
     try:
         return judged(entry, entry.check(), versions)
@@ -383,7 +378,7 @@ def where_checked(entry: Claim) -> str:
 def drift_headline(verdict: Verdict) -> str:
     """A drifted claim in one line: which, on which page, under which JAX."""
     entry = verdict.claim
-    return _DRIFTED.format(id=entry.id, page=entry.page, jax=verdict.versions["jax"])
+    return _DRIFTED.format(id=entry.id, page=entry.page, jax=verdict.versions.jax)
 
 
 def drift_message(verdict: Verdict) -> str:
