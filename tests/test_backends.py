@@ -88,6 +88,11 @@ def test_a_gpu_expectation_can_fail():
     assert "a.T @ b has a transpose: True (expected there False)" in verdict.evidence
 
 
+# Claims that drifted on the H200 whose checks now read values it did not record: the matrix
+# shows them unjudged there (a run that records them again would judge them).
+NOT_JUDGED_NOW = {"fusion-boundaries": "softmax-kernel-boundary counts softmax kernels now"}
+
+
 @pytest.mark.parametrize(
     "claim_id",
     [
@@ -99,10 +104,13 @@ def test_a_gpu_expectation_can_fail():
 def test_no_claim_that_drifted_on_the_h200_reads_drifted_now(claim_id):
     today = RENAMED.get(claim_id, claim_id)
     names = SPLIT_SINCE.get(today, [today])
+    judged = 0
     for name in names:
         checked = list(evaluate(name).record().expected or {}) or None
         found = status_there(ALL[name], H200, checked)
-        assert found.status != "drifted", f"{name}: {found.evidence}"
+        assert found.status is not Status.DRIFTED, f"{name}: {found.evidence}"
+        judged += found.status is not None  # a half split off since may be unrecorded there
+    assert bool(judged) is (claim_id not in NOT_JUDGED_NOW), claim_id
 
 
 def test_a_claim_whose_check_reads_more_now_is_judged_on_what_was_recorded():

@@ -289,9 +289,16 @@ def describe(folder: Path, known=None):
     is installed): the device and the software (as the claims, the numbers or the training
     recorded them, or else as `known`, the run they join, did), the host, the date, and the
     call that recorded them (call.json)."""
-    from chapter2.records import ClaimsReport, Device, HostFacts, Machine, RunFile  # noqa: PLC0415
+    from chapter2.records import (  # noqa: PLC0415 - here, where the book is installed
+        ClaimsReport,
+        Device,
+        HostFacts,
+        Machine,
+        RecordingCall,
+        RunFile,
+    )
 
-    call = json.loads((folder / "call.json").read_text())
+    call = RecordingCall.load(folder / "call.json")
     claims = (
         ClaimsReport.load(folder / FILES["claims"]) if (folder / FILES["claims"]).exists() else None
     )
@@ -313,8 +320,8 @@ def describe(folder: Path, known=None):
         jaxlib=software.jaxlib,
         python=software.python,
         host=Machine(host.cpu, host.cores) if host else None,
-        recorded=call["recorded"],
-        parts={part: [call["made"]] for part in call["parts"]},
+        recorded=call.recorded,
+        parts={part: [call.made] for part in call.parts},
         files={k: v for k, v in FILES.items() if (folder / v).exists()},
     )
 
@@ -366,7 +373,7 @@ def run(
         print(f"== {part}: {time.perf_counter() - start:.0f} s", flush=True)
         archive(folder, saved)
     today = dt.datetime.now(dt.UTC).date().isoformat()  # unpack describes the run (`describe`)
-    call = {"made": made, "parts": parts, "recorded": today}
+    call = {"made": made, "parts": parts, "recorded": today}  # as RecordingCall reads it
     (folder / "call.json").write_text(json.dumps(call, indent=2) + "\n")
     archive(folder, saved)
     return sorted(p.name for p in folder.iterdir())

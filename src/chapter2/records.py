@@ -546,6 +546,15 @@ class HostFacts(JsonFile):
 
 
 @dataclasses.dataclass(frozen=True)
+class RecordingCall(JsonFile):
+    """One call that recorded parts of a run, where the run was made (call.json)."""
+
+    made: str  # the command, and the commit of the tool that ran it
+    parts: list[str]
+    recorded: str  # its date
+
+
+@dataclasses.dataclass(frozen=True)
 class Device:
     """The device a part of a run ran on, as JAX names it ("TPU v5 lite"), and its platform."""
 
