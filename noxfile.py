@@ -66,17 +66,6 @@ def find_python() -> str | None:
     return None
 
 
-def wheel_is_current(folder: Path) -> bool:
-    """Whether `folder` holds the reader's wheel, built after the last change to its sources."""
-    wheels = [w.stat().st_mtime for w in folder.glob("chapter2-*.whl")]
-    sources = [
-        ROOT / "pyproject.toml",
-        *(ROOT / "src").rglob("*.py"),
-        *(ROOT / "src").rglob("*.json"),
-    ]
-    return bool(wheels) and min(wheels) > max(s.stat().st_mtime for s in sources)
-
-
 PYTHON = find_python()
 
 
@@ -119,11 +108,11 @@ def docs(session: nox.Session) -> None:
     Its environment holds the test tools too: `nox -s tests` runs there."""
     _install(session, "baseline,docs,test")
     # The reader's wheel, which a downloaded notebook installs from the site, or carries
-    # where the build has no site (book.notebooks): made before the pages are.
+    # where the build has no site (book.notebooks): made before the pages are, each time (it
+    # takes about a second, and the same sources give the same bytes).
     wheels = BUILD / "html" / "_wheels"
-    if not wheel_is_current(wheels):
-        shutil.rmtree(wheels, ignore_errors=True)
-        session.run("uv", "build", "-q", "--wheel", "--out-dir", str(wheels), ".", external=True)
+    shutil.rmtree(wheels, ignore_errors=True)
+    session.run("uv", "build", "-q", "--wheel", "--out-dir", str(wheels), ".", external=True)
     try:
         session.run(*book_build(BUILD / "html"), *session.posargs)
     except nox.command.CommandFailed:

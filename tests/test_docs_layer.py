@@ -482,8 +482,8 @@ def test_the_layer_hash_follows_the_layers_code(tmp_path):
         (layer / path.name).write_bytes(path.read_bytes())
     before = layer_hash(layer)
     assert before == layer_hash()
-    backends = layer / "backends.py"
-    backends.write_text(backends.read_text() + "\n# an edit\n")
+    notes = layer / "recorded_notes.py"
+    notes.write_text(notes.read_text() + "\n# an edit\n")
     assert layer_hash(layer) != before
 
 
@@ -518,8 +518,8 @@ def test_a_backend_note_fills_in_what_the_run_recorded_and_names_it():
 
 
 def test_a_release_note_fills_in_what_the_matrix_recorded_under_that_release():
-    from book.backends import release_note_problem
     from book.markdown import with_recorded
+    from book.recorded_notes import release_note_problem
 
     recorded = ClaimsMatrix.read(ROOT / "data" / "matrix").run_of("0.10.2")
     claim = "jit-matches-eager-reported-program"
@@ -541,7 +541,7 @@ def test_a_release_note_fills_in_what_the_matrix_recorded_under_that_release():
 
 
 def test_a_backend_note_says_whether_the_release_or_the_backend_made_the_difference(tmp_path):
-    from book.backends import release_or_backend
+    from book.recorded_notes import release_or_backend
 
     def record(release, status):
         claims = [replace(VERDICT, id="c", status=status)]

@@ -457,7 +457,7 @@ class ChangedOutput:
 
 
 @dataclasses.dataclass(frozen=True)
-class Cause:
+class RootCause:
     """Drifted claims with one root (the first; the others rest on it), and the failing cells
     and changed outputs it explains."""
 
@@ -467,7 +467,7 @@ class Cause:
     changed_outputs: list[ChangedOutput]
 
     @classmethod
-    def load(cls, data: Mapping[str, Any]) -> "Cause":
+    def load(cls, data: Mapping[str, Any]) -> "RootCause":
         return cls(
             data["name"],
             [VerdictRecord.load(v) for v in data["claims"]],
@@ -488,7 +488,7 @@ class DriftReport(JsonFile):
     recorded: str
     claims_checked: int
     changed_claims: list[VerdictRecord]
-    causes: list[Cause]
+    causes: list[RootCause]
     modules_not_loaded: dict[str, str]
     failing_cells: list[FailingCell]
     unexplained_cells: list[FailingCell]
@@ -529,7 +529,7 @@ class DriftReport(JsonFile):
             found[key] = [FailingCell(**c) for c in found[key]]
         for key in ("changed_outputs", "unexplained_outputs"):
             found[key] = [ChangedOutput.load(c) for c in found[key]]
-        found["causes"] = [Cause.load(c) for c in found["causes"]]
+        found["causes"] = [RootCause.load(c) for c in found["causes"]]
         found["baseline"] = BaselineClaims(**found["baseline"]) if found["baseline"] else None
         return cls(**found)
 

@@ -219,12 +219,12 @@ class Roofs:
         (`read_cached`), that stream's rate; past the caches, main memory's rate of reading
         (`memory_read_rate`), which may be the in-place stream's reads."""
         read = self.read_rate_for(footprint) if pattern is Pattern.READ else None
-        in_place = BandwidthRoof(self.bandwidth, Pattern.IN_PLACE)
-        if self.fits_cache(footprint):
-            in_place = BandwidthRoof(max(self.rate_at(footprint), self.bandwidth), Pattern.IN_PLACE)
-            return in_place if read is None or read < in_place.rate else BandwidthRoof(read)
-        if read is None:
-            return in_place
+        cached = self.fits_cache(footprint)
+        in_place = max(self.rate_at(footprint), self.bandwidth) if cached else self.bandwidth
+        if read is None or (cached and read < in_place):
+            return BandwidthRoof(in_place, Pattern.IN_PLACE)
+        if cached:
+            return BandwidthRoof(read)
         if self.read_cached(footprint):
             return BandwidthRoof(read)
         if self.read_rate == self.memory_read_rate:

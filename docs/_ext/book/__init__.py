@@ -28,7 +28,7 @@ MODULES = (
     "links",
     "failures",
     "site",
-    "backends",
+    "recorded_notes",
     "glyphs",
     "kernels",
     "mathml",

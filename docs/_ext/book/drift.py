@@ -12,11 +12,11 @@ from chapter2.claims.registry import ClaimDrift, counted
 from chapter2.records import (
     AtBaseline,
     BaselineClaims,
-    Cause,
     ChangedOutput,
     ClaimsReport,
     DriftReport,
     FailingCell,
+    RootCause,
     Status,
     VerdictRecord,
     compared,
@@ -71,7 +71,7 @@ def build_report(
     for group in causes(drifted):
         ids = {c.id for c in group}
         grouped.append(
-            Cause(
+            RootCause(
                 name=group[0].id,
                 claims=group,
                 failing_cells=[c for c in cells if ids & set(c.claims)],
@@ -133,7 +133,7 @@ def _short(value, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def cause_pieces(cause: Cause) -> list[Inline]:
+def cause_pieces(cause: RootCause) -> list[Inline]:
     """A cause in one sentence: its root claim's values, the claims with it, what it broke."""
     root = cause.claims[0]
     out: list[Inline] = [("strong", root.id), ("text", " (page "), ("code", root.page)]
@@ -224,7 +224,7 @@ TEMPLATE.filters.update(
 )
 
 
-def _once(causes_: list[Cause]) -> tuple[list, list]:
+def _once(causes_: list[RootCause]) -> tuple[list, list]:
     """Each cause's failing cells and changed outputs as (where it is shown, item): "" the
     first time an item appears, in full, then the cause that shows it."""
     shown: dict = {}
