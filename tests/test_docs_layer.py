@@ -156,6 +156,108 @@ def test_a_warning_sphinx_is_told_to_suppress_is_not_recorded_as_a_problem():
     assert shown(SimpleNamespace())  # a warning of no type
 
 
+def test_the_pages_the_last_record_names_are_read_again(tmp_path):
+    """A page with a failing cell or a problem in the last build's record is outdated, and
+    only a page that still exists; without a record nothing is."""
+    app = SimpleNamespace(outdir=str(tmp_path / "html"))
+    env = SimpleNamespace(found_docs={"failed", "warned", "clean"})
+    collector = record.BookCollector()
+    assert collector.get_outdated_docs(app, env, set(), set(), set()) == []
+    cell = FailingCell("failed", "docs/failed.md", 3, "1/0", "ZeroDivisionError: x", [])
+    gone = replace(cell, page="removed")
+    problems = [Problem("docs/warned.md", 4, "warned", "a warning"), Problem("x.py", 0, None, "")]
+    pages = {
+        "failed": PageRecord(failing_cells=[cell]),
+        "removed": PageRecord(failing_cells=[gone]),
+    }
+    BuildRecord("0", "0", "3", "today", pages, problems).dump(tmp_path / record.RECORD)
+    assert collector.get_outdated_docs(app, env, set(), set(), set()) == ["failed", "warned"]
+
+
+def test_a_page_with_a_failing_cell_leaves_the_execution_cache(tmp_path):
+    """After a build, the cached run of a page with a failing cell is removed, so that the
+    next build runs it again; another page's stays."""
+    import nbformat
+
+    (tmp_path / "jupyter_execute").mkdir()
+    cache_path = str(tmp_path / ".jupyter_cache")
+    for page in ("failed", "clean"):
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"'{page}'")])
+        written = tmp_path / "jupyter_execute" / f"{page}.ipynb"
+        nbformat.write(notebook, written)
+        with cache.opened(cache_path) as held:
+            held.cache_notebook_file(str(written), check_validity=False)
+    cell = FailingCell("failed", "docs/failed.md", 3, "1/0", "ZeroDivisionError: x", [])
+    pages = {"failed": PageRecord(failing_cells=[cell]), "clean": PageRecord()}
+    domain = SimpleNamespace(pages=pages)
+    app = SimpleNamespace(
+        outdir=str(tmp_path / "html"),
+        config=SimpleNamespace(nb_execution_cache_path=cache_path),
+        env=SimpleNamespace(get_domain=lambda name: domain),
+    )
+    failures.forget_failed_pages(app, None)
+    with cache.opened(cache_path) as held:
+        left = [Path(r.uri).stem for r in held.list_cache_records()]
+    assert left == ["clean"]
+
+
+def test_a_drift_builds_banner_counts_what_its_page_recorded(tmp_path):
+    """Under another JAX each page opens, after its title, with a banner: the release, the
+    baseline, how many of the claims the page shows drifted, its failing cells, and a link
+    to the drift report (on every page but the report's own). The baseline has none."""
+    from book import site
+
+    claims = tmp_path / "claims.json"
+    ClaimsReport("0.11.2", "0.11.2", "3.12", "today", []).dump(claims)
+    drifted = replace(VERDICT, status="drifted")
+    cell = FailingCell("p", "docs/p.md", 3, "1/0", "ZeroDivisionError: x", [])
+    pages = {"p": PageRecord(verdicts={"a": drifted, "b": VERDICT}, failing_cells=[cell])}
+    domain = SimpleNamespace(pages=pages)
+    app = SimpleNamespace(
+        config=SimpleNamespace(book_drift_claims=str(claims), book_site_versions=[BASELINE]),
+        env=SimpleNamespace(get_domain=lambda name: domain),
+        builder=SimpleNamespace(get_relative_uri=lambda here, there: f"{there}.html"),
+    )
+
+    def page(docname: str) -> nodes.section:
+        section = nodes.section("", nodes.title(text="Title"), nodes.paragraph(text="First."))
+        site.banner(app, section, docname)  # a doctree whose first section it is
+        return section
+
+    section = page("p")
+    box = section[1]
+    assert "drift-banner" in box["classes"]
+    assert box.astext() == (
+        f"This page was built with JAX 0.11.2, not the baseline JAX {BASELINE}. Under it, "
+        "1 claim of the 2 this page shows no longer holds (marked ✗). 1 cell of this page "
+        "failed: what it prints, and the numbers they give the prose, are missing. What "
+        "changed, cause by cause: this release's drift report."
+    )
+    assert next(iter(box.findall(nodes.reference)))["refuri"] == "drift-report.html"
+    assert "This page shows no claim." in page("other")[1].astext()
+    assert not list(page(site.REPORT_PAGE)[1].findall(nodes.reference))
+    app.config.book_drift_claims = ""
+    assert len(page("p")) == 2  # the baseline: no banner
+
+
+def test_a_claims_verdict_is_the_one_its_own_page_found_with_what_that_page_says():
+    """A claim checked on several pages is judged by its own page's verdict, whichever page
+    sorts first; a claim no page of its own checked keeps the first page's."""
+    own = replace(VERDICT, status="holds")
+    elsewhere = replace(VERDICT, status="drifted")
+    said = {"demo": Statement("The demo holds.", 4)}
+    pages = {
+        "a-page": PageRecord(verdicts={"demo": elsewhere, "lone": replace(VERDICT, id="lone")}),
+        "demo-page": PageRecord(statements=said, verdicts={"demo": own}),
+        "z-page": PageRecord(verdicts={"lone": replace(VERDICT, id="lone", status="holds")}),
+    }
+    home = record.home_verdicts(pages)
+    assert home["demo"].status == Status.HOLDS
+    assert home["demo"].statement == "The demo holds."
+    assert home["lone"].status == VERDICT.status
+    assert home["lone"].statement == ""
+
+
 def test_a_check_with_nothing_to_check_gives_its_reason():
     unchecked = replace(VERDICT, status="cannot check", expected=None, observed=None)
     text = verdicts.verdict_markdown(replace(unchecked, evidence="no YNN fusion"), boxed=False)

@@ -7,6 +7,7 @@ import pytest
 from conftest import ROOT
 
 from chapter2.records import (
+    ABSENT,
     BuildRecord,
     ClaimsReport,
     ComparisonRecord,
@@ -21,6 +22,7 @@ from chapter2.records import (
     Status,
     TimingRecord,
     VerdictRecord,
+    compared,
     value_at,
 )
 
@@ -200,3 +202,16 @@ def test_every_committed_pages_file_loads_typed_and_the_devices_write_back_equal
     first = PageRun.read(DATA / "backends" / "h200-jax-0.11.2" / "pages-gpu.json")
     assert first[0].last == "[glue] overlap_ratio = 0.92"
     assert first[0].failed_cells is None
+
+
+def test_compared_names_the_expected_values_first_in_the_checks_order_or_sorted():
+    expected = {"y": 1, "x": 2}
+    observed = {"z": 0, "x": 2, "y": 3, "c": 4}
+    in_order = compared(expected, observed)
+    assert [c.name for c in in_order] == ["y", "x", "z", "c"]
+    assert [c.name for c in compared(expected, observed, ordered=True)] == ["x", "y", "c", "z"]
+    assert [c.differs for c in in_order] == [True, False, False, False]
+    assert [c.expects for c in in_order] == [True, True, False, False]
+    missing = compared({"gone": 1}, {})[0]
+    assert missing.differs
+    assert missing.observed is ABSENT
