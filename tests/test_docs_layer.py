@@ -258,6 +258,27 @@ def test_a_claims_verdict_is_the_one_its_own_page_found_with_what_that_page_says
     assert home["lone"].statement == ""
 
 
+def test_the_failure_report_is_written_from_this_builds_record_only(tmp_path):
+    """The build's closing report: the problems of the record this build wrote, also in its
+    file; none and no file where there was none; and a record older than the build, left by
+    an earlier one, is not taken for this build's."""
+    import time
+
+    report = tmp_path / failures.REPORT
+    assert failures.write_report(tmp_path, time.time()) == (
+        "The build stopped before it recorded its problems."
+    )
+    problem = Problem("docs/p.md", 4, "p", "a warning\nits second line")
+    BuildRecord("0", "0", "3", "today", {}, [problem]).dump(tmp_path / record.RECORD)
+    said = failures.write_report(tmp_path, time.time() - 60)
+    assert said == "1 problem failed the build:\n  docs/p.md:4: a warning\n    its second line"
+    assert report.read_text() == said + "\n"
+    assert failures.write_report(tmp_path, time.time() + 60).startswith("The build stopped")
+    BuildRecord("0", "0", "3", "today", {}, []).dump(tmp_path / record.RECORD)
+    assert failures.write_report(tmp_path, time.time() - 60) is None
+    assert not report.exists()
+
+
 def test_a_check_with_nothing_to_check_gives_its_reason():
     unchecked = replace(VERDICT, status="cannot check", expected=None, observed=None)
     text = verdicts.verdict_markdown(replace(unchecked, evidence="no YNN fusion"), boxed=False)
