@@ -1,5 +1,6 @@
 """Entry points of the book: `nox -l` lists them. MAINTAINING.md says what each is for."""
 
+import importlib.metadata
 import json
 import os
 import shutil
@@ -92,14 +93,20 @@ def _jax(release: str) -> list[str]:
     return ["jax", "jaxlib"] if release == "latest" else [f"jax=={release}", f"jaxlib=={release}"]
 
 
+def _jax_version(session: nox.Session) -> str:
+    """The JAX release installed in this session's environment, from its package metadata."""
+    where = [str(p) for p in Path(session.virtualenv.location).glob("lib/python*/site-packages")]
+    return next(importlib.metadata.distributions(name="jax", path=where)).version
+
+
 def _claims(session: nox.Session) -> tuple[Path, str]:
     """Every claim checked under this session's JAX, into BUILD/claims/jax-<version>.json:
     that file and the version."""
-    (BUILD / "claims").mkdir(parents=True, exist_ok=True)
-    out = BUILD / "claims" / "checked.json"
+    version = _jax_version(session)
+    out = BUILD / "claims" / f"jax-{version}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
     session.run("python", "-m", "chapter2.claims", "--json", str(out), success_codes=[0, 1])
-    version = json.loads(out.read_text())["jax"]
-    return out.replace(out.with_name(f"jax-{version}.json")), version
+    return out, version
 
 
 @nox.session(python=PYTHON)
@@ -200,8 +207,8 @@ def record(session: nox.Session) -> None:
     kept = []
     for claims in sorted((BUILD / "claims").glob("jax-*.json")):
         kept.append(shutil.copy(claims, ROOT / "data" / "matrix" / claims.name))
-    for report in sorted(BUILD.glob("drift-*/report.json")):
-        folder = ROOT / "data" / "drift" / f"jax-{json.loads(report.read_text())['jax']}"
+    for report in sorted(BUILD.glob("drift-*/report.json")):  # drift-<version>: see drift
+        folder = ROOT / "data" / "drift" / f"jax-{report.parent.name.removeprefix('drift-')}"
         folder.mkdir(parents=True, exist_ok=True)
         kept += [shutil.copy(report.with_suffix(s), folder) for s in (".json", ".md")]
     for benchmark in sorted((BUILD / "benchmarks").glob("*.json")):

@@ -144,3 +144,21 @@ def test_every_session_that_builds_the_book_gives_the_build_its_source_and_folde
     assert entry.main(command[3:]) == 0
     assert seen == [["docs", "out/html"]]
     assert noxfile.count('"-m", "book", "build"') == 1  # no session spells it again
+
+
+def test_the_noxfile_reads_the_jax_of_a_sessions_environment_from_its_metadata():
+    """The drift and matrix sessions name their files by the JAX installed in their own
+    environment, read from its package metadata (here: the environment running the tests)."""
+    import ast
+    import importlib.metadata
+    import sys
+    from types import SimpleNamespace
+
+    import jax
+
+    tree = ast.parse((ROOT / "noxfile.py").read_text())
+    [found] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_jax_version"]
+    scope = {"Path": Path, "importlib": importlib, "nox": SimpleNamespace(Session=object)}
+    exec(compile(ast.Module([found], []), "noxfile.py", "exec"), scope)
+    session = SimpleNamespace(virtualenv=SimpleNamespace(location=sys.prefix))
+    assert scope["_jax_version"](session) == jax.__version__
