@@ -28,7 +28,7 @@ from book.outputs import compare_builds
 from book.record import book_data, build_record, home_verdicts
 from chapter2.claims.registry import Status, counted
 from chapter2.records import ClaimsReport, DriftReport, PageRecord, SitePlan
-from chapter2.releases import release_key
+from chapter2.releases import baseline_jax, release_key
 
 REPORT_PAGE = "drift-report"
 REPORT_FILE = "report.md"  # the whole report, beside the HTML's root (a drift build)
@@ -122,8 +122,7 @@ def banner(app, doctree, docname) -> None:
     release = claims_report(app.config.book_drift_claims)
     if release is None:
         return
-    jax, versions = release.jax, app.config.book_site_versions
-    baseline = versions[0] if versions else "the baseline"
+    jax, baseline = release.jax, baseline_jax()
     page = book_data(app.env).pages.get(docname, PageRecord())  # read only: pages are written
     shown = list(page.verdicts.values())
     differ = [v for v in shown if v.status is Status.DRIFTED]
