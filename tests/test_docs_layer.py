@@ -214,7 +214,7 @@ def test_a_drift_builds_banner_counts_what_its_page_recorded(tmp_path):
     pages = {"p": PageRecord(verdicts={"a": drifted, "b": VERDICT}, failing_cells=[cell])}
     domain = SimpleNamespace(pages=pages)
     app = SimpleNamespace(
-        config=SimpleNamespace(book_drift_claims=str(claims), book_site_versions=[BASELINE]),
+        config=SimpleNamespace(book_drift_claims=str(claims), book_site_versions=[]),  # no site
         env=SimpleNamespace(get_domain=lambda name: domain),
         builder=SimpleNamespace(get_relative_uri=lambda here, there: f"{there}.html"),
     )
@@ -277,6 +277,43 @@ def test_the_failure_report_is_written_from_this_builds_record_only(tmp_path):
     BuildRecord("0", "0", "3", "today", {}, []).dump(tmp_path / record.RECORD)
     assert failures.write_report(tmp_path, time.time() - 60) is None
     assert not report.exists()
+
+
+def test_a_drift_build_reads_its_report_page_in_every_build_and_the_baseline_does_not():
+    from book import site
+
+    env = SimpleNamespace(found_docs={"drift-report", "p"})
+    drift_build = SimpleNamespace(config=SimpleNamespace(book_drift_claims="claims.json"))
+    baseline = SimpleNamespace(config=SimpleNamespace(book_drift_claims=""))
+    assert site.read_report_again(drift_build, env, set(), set(), set()) == ["drift-report"]
+    assert site.read_report_again(baseline, env, set(), set(), set()) == []
+    env.found_docs = {"p"}  # a book without the page
+    assert site.read_report_again(drift_build, env, set(), set(), set()) == []
+
+
+def test_a_page_whose_run_left_the_execution_cache_is_executed_again(tmp_path):
+    """A page written by an earlier build whose run is no longer cached is read again; a
+    cached one, a new or changed one (Sphinx reads those anyway) and a page never written
+    are not named."""
+    import nbformat
+    from book import notebooks
+
+    (tmp_path / "jupyter_execute").mkdir()
+    cache_path = str(tmp_path / ".jupyter_cache")
+    for page in ("cached", "evicted", "changed"):
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"'{page}'")])
+        written = tmp_path / "jupyter_execute" / f"{page}.ipynb"
+        nbformat.write(notebook, written)
+        if page != "evicted":
+            with cache.opened(cache_path) as held:
+                held.cache_notebook_file(str(written), check_validity=False)
+    app = SimpleNamespace(
+        outdir=str(tmp_path / "html"),
+        config=SimpleNamespace(nb_execution_cache_path=cache_path),
+    )
+    env = SimpleNamespace(found_docs={"cached", "evicted", "changed", "never-run"})
+    assert notebooks.uncached(app, env, set(), set(), set()) == ["evicted"]
+    assert notebooks.uncached(app, env, set(), {"evicted"}, set()) == []
 
 
 def test_a_check_with_nothing_to_check_gives_its_reason():
@@ -343,6 +380,51 @@ def test_a_warnings_location_names_its_file_line_and_page_in_every_form_sphinx_g
         ("<unknown>:3", ("", 3, None)),  # no file
     ]:
         assert log.where(SimpleNamespace(location=location)) == where, location
+
+
+def test_a_notebooks_failing_cells_are_found_each_after_the_first_marked_so():
+    import nbformat
+
+    def cell(source, *outputs):
+        return nbformat.v4.new_code_cell(source, outputs=list(outputs))
+
+    def error(name):
+        return nbformat.v4.new_output("error", ename=name, evalue="x", traceback=[])
+
+    notebook = nbformat.v4.new_notebook(
+        cells=[cell("ok = 1"), cell("1 / 0", error("ZeroDivisionError")), cell("y", error("E"))],
+        metadata={"source_map": [3, 7, 9]},
+    )
+    failing, _, _ = record.notebook_facts(notebook, "p", "docs/p.md")
+    assert [(f.line, f.error_type, f.after_a_failure) for f in failing] == [
+        (7, "ZeroDivisionError", False),
+        (9, "E", True),
+    ]
+
+
+def test_a_warning_sphinx_logs_once_is_recorded_once_and_others_each_time(tmp_path):
+    import logging
+
+    app = SimpleNamespace(config=SimpleNamespace(suppress_warnings=[]), env=None)
+    log = record.ProblemLog(app)
+    for once in (True, True, False, False):
+        warning = logging.LogRecord("sphinx", logging.WARNING, "", 0, "a warning", None, None)
+        warning.once = once
+        log.emit(warning)
+    assert len(log.problems) == 3
+
+
+def test_the_pages_a_build_executed_are_those_its_record_says_ran_after_it_started(tmp_path):
+    from book import build
+
+    assert build.pages_run(tmp_path, 100.0) == ([], 0)
+    pages = {
+        "ran": PageRecord(executed_at=150.0),
+        "cached": PageRecord(executed_at=50.0),
+        "no-code": PageRecord(),
+    }
+    BuildRecord("0", "0", "3", "today", pages, []).dump(tmp_path / record.RECORD)
+    assert build.pages_run(tmp_path, 100.0) == (["ran"], 2)
 
 
 def test_a_failing_cell_says_its_error_then_its_last_lines():

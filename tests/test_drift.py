@@ -334,3 +334,16 @@ def test_python_m_book_runs_each_command_and_names_them_when_asked_otherwise(tmp
     assert main(["drift", str(fine)]) == 0
     assert main(["nothing"]) == main([]) == 2
     assert "build SOURCE OUTDIR" in capsys.readouterr().err
+
+
+def test_a_failing_cells_changed_output_is_its_error_not_a_change_of_its_own():
+    """A cell that failed prints its error where the baseline printed a result: the report
+    lists it as a failing cell, not also as a changed output; another cell's change stays."""
+
+    def changed(page, cell):
+        return ChangedOutput(page, 0, cell, "stdout", "-1\n+2", ["merged"])
+
+    outputs = [changed("fusion", "1 / 0"), changed("jaxprs", "print(1)")]
+    report = drift.build_report(REPORT, FAILURES, outputs=outputs)
+    assert [(c.page, c.cell) for c in report.changed_outputs] == [("jaxprs", "print(1)")]
+    assert report.changed_outputs[0].claims == ["merged"]

@@ -242,3 +242,18 @@ def test_pages_recorded_alone_join_the_run_that_names_the_device(tmp_path):
     assert json.loads((folder / "pages.json").read_text()) == [page | {"made": ["later"]}]
     with pytest.raises(SystemExit, match="names no device"):
         record_backend.unpack(later / "record.tar.gz", tmp_path / "new")
+
+
+def test_a_section_that_failed_before_is_recorded_again_with_its_failure_kept(tmp_path):
+    """A numbers or training section whose earlier call failed takes a later call's result,
+    the failure kept under "failed before"; one that succeeded is never replaced unasked."""
+    kept = {"loops": {"error": "RESOURCE_EXHAUSTED"}, "fits": {"b": 1}}
+    added = tmp_path / "training.json"
+    added.write_text(json.dumps({"loops": {"a": 2}, "section_seconds": {"loops": 9}}))
+    merged = record_backend.merged_sections(kept, added, tmp_path)
+    assert merged["loops"] == {"a": 2}
+    assert merged["failed before"] == {"loops": {"error": "RESOURCE_EXHAUSTED"}}
+    assert (merged["fits"], merged["section_seconds"]) == ({"b": 1}, {"loops": 9})
+    added.write_text(json.dumps({"fits": {"b": 2}}))
+    with pytest.raises(SystemExit, match="already holds the training of fits"):
+        record_backend.merged_sections(merged, added, tmp_path)
