@@ -474,7 +474,7 @@ def made_up_record() -> BuildRecord:
 
 
 def test_the_summary_counts_every_problem_and_marks_what_follows_a_failure():
-    lines = failures.summary(made_up_record()).splitlines()
+    lines = failures.problems_summary(made_up_record()).splitlines()
     assert lines[0] == "5 problems failed the build:"
     assert lines[1] == "  (no page): a warning of no page"
     assert (
@@ -497,14 +497,14 @@ def test_the_summary_counts_every_problem_and_marks_what_follows_a_failure():
 def test_a_statement_without_a_line_is_named_by_its_page_alone():
     record = made_up_record()
     record.pages["fusion"].statements["fused"] = Statement("XLA fuses the three.", None)
-    said = failures.summary(record).splitlines()
+    said = failures.problems_summary(record).splitlines()
     assert "        the book says (docs/fusion.md): XLA fuses the three." in said
 
 
 def test_a_record_without_problems_has_no_summary():
     record = made_up_record()
     record.pages["fusion"].failing_cells = []
-    assert failures.summary(replace(record, problems=[])) is None
+    assert failures.problems_summary(replace(record, problems=[])) is None
 
 
 def test_cache_folder_is_per_jax_and_prunes_only_its_own_stale_folders(tmp_path, monkeypatch):
@@ -726,7 +726,7 @@ def test_a_release_note_fills_in_what_the_matrix_recorded_under_that_release():
     from book.markdown import with_recorded
     from book.recorded_notes import release_note_problem
 
-    recorded = ClaimsMatrix.read(ROOT / "data" / "matrix").run_of("0.10.2")
+    recorded = ClaimsMatrix.read(ROOT / "data" / "matrix").report_of("0.10.2")
     claim = "jit-matches-eager-reported-program"
     text = with_recorded(
         f"JAX {{{{jax}}}}, {{{{recorded}}}}: {{{{{claim}/last row, jit|,.0f}}}}, "
@@ -781,7 +781,7 @@ def test_a_matrix_record_changed_or_added_changes_the_config_and_is_read_anew(tm
     replace(run, recorded="tomorrow").dump(tmp_path / "jax-0.9.2.json")
     second = digest()
     assert second != first
-    assert claims_matrix(config).run_of("0.9.2").recorded == "tomorrow"
+    assert claims_matrix(config).report_of("0.9.2").recorded == "tomorrow"
     replace(run, jax="0.10.2").dump(tmp_path / "jax-0.10.2.json")
     assert digest() not in (first, second)
     assert claims_matrix(config).releases == ["0.9.2", "0.10.2"]

@@ -317,9 +317,9 @@ def test_the_matrix_reads_its_releases_in_order_and_never_fills_in_a_machine(tmp
         run.dump(tmp_path / f"jax-{run.jax}.json")
     read = ClaimsMatrix.read(tmp_path)
     assert read.releases == ["0.9.2", "0.10.2"]  # by release, not by name
-    assert [r.machine for r in read.runs] == [None, Machine("X", 2)]
-    assert read.run_of("0.10.2") == newer
-    assert read.run_of("0.11.2") is None
+    assert [r.machine for r in read.reports] == [None, Machine("X", 2)]
+    assert read.report_of("0.10.2") == newer
+    assert read.report_of("0.11.2") is None
     assert ClaimsMatrix.read(tmp_path / "none").releases == []
 
 

@@ -29,8 +29,8 @@ def test_the_frozen_builds_differ_only_in_what_is_measured():
         for page in ("async-dispatch", "memory-layout")
         for index, (a, b) in enumerate(
             zip(
-                outputs.code_cells(notebooks(BASELINE)[page]),
-                outputs.code_cells(notebooks(OTHER)[page]),
+                outputs.cells_with_their_claims(notebooks(BASELINE)[page]),
+                outputs.cells_with_their_claims(notebooks(OTHER)[page]),
                 strict=True,
             )
         )
@@ -192,4 +192,8 @@ def test_a_section_ends_at_a_heading_not_at_a_hash_line_in_a_fence():
             cell("code", 'verify("second")', verified="second"),
         ]
     }
-    assert [c["checked_after"] for c in outputs.code_cells(notebook)] == [["first"], [], []]
+    assert [c["checked_after"] for c in outputs.cells_with_their_claims(notebook)] == [
+        ["first"],
+        [],
+        [],
+    ]

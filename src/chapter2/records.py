@@ -270,33 +270,33 @@ class ClaimsMatrix:
     """The claims matrix: a `ClaimsReport` per JAX release, oldest first, as
     `nox -s matrix` recorded them in data/matrix/jax-<release>.json."""
 
-    runs: list[ClaimsReport]
+    reports: list[ClaimsReport]
 
     def __post_init__(self) -> None:  # oldest first, whatever order they were given in
-        object.__setattr__(self, "runs", sorted(self.runs, key=lambda r: release_key(r.jax)))
+        object.__setattr__(self, "reports", sorted(self.reports, key=lambda r: release_key(r.jax)))
 
     @classmethod
     def read(cls, folder: str | Path) -> "ClaimsMatrix":
-        """The runs in `folder` (none where it holds none)."""
+        """The reports in `folder` (none where it holds none)."""
         return cls([ClaimsReport.load(p) for p in Path(folder).glob("jax-*.json")])
 
     @property
     def releases(self) -> list[str]:
-        return [run.jax for run in self.runs]
+        return [report.jax for report in self.reports]
 
-    def run_of(self, release: str) -> ClaimsReport | None:
-        return next((run for run in self.runs if run.jax == release), None)
+    def report_of(self, release: str) -> ClaimsReport | None:
+        return next((report for report in self.reports if report.jax == release), None)
 
     @functools.cached_property
     def claims(self) -> dict[str, ClaimAcrossReleases]:
-        """Each claim any run checked, with its status under each release that checked it."""
+        """Each claim any report checked, with its status under each release that checked it."""
         found: dict[str, ClaimAcrossReleases] = {}
-        for run in self.runs:
-            for verdict in run.claims:
+        for report in self.reports:
+            for verdict in report.claims:
                 claim = found.setdefault(
                     verdict.id, ClaimAcrossReleases(verdict.page, verdict.kind, {}, None)
                 )
-                claim.status[run.jax] = verdict.status
+                claim.status[report.jax] = verdict.status
         return {
             claim_id: dataclasses.replace(claim, since=self._since(claim))
             for claim_id, claim in found.items()

@@ -57,7 +57,7 @@ def problems(record: BuildRecord) -> list[Reported]:
     return sorted(found, key=lambda p: (p.path, p.line))
 
 
-def summary(record: BuildRecord) -> str | None:
+def problems_summary(record: BuildRecord) -> str | None:
     """A build's problems as its last lines, each at its file and line (None: no problem)."""
     found = problems(record)
     if not found:
@@ -88,7 +88,8 @@ def write_report(build: Path, since: float) -> str | None:
     report = build / REPORT
     record = read_record(build)
     fresh = record is not None and (build / RECORD).stat().st_mtime >= since
-    said = summary(record) if fresh else "The build stopped before it recorded its problems."
+    stopped = "The build stopped before it recorded its problems."
+    said = problems_summary(record) if fresh else stopped
     if said is None:
         report.unlink(missing_ok=True)
         return None

@@ -78,7 +78,7 @@ class VersionNote(NeedsEveryPage):
         matrix = claims_matrix(self.config)
         before = release_before(claim_ids, matrix)
         if before is not None and node["before"]:  # what that release did, in its words
-            recorded = matrix.run_of(before)
+            recorded = matrix.report_of(before)
             try:
                 filled = with_recorded(node["before"], recorded.value)
             except KeyError as err:
@@ -373,9 +373,9 @@ def _differences(app, docname: str, home: dict, runs: list) -> list[nodes.Node]:
 
 def _matrix_page(app, docname: str, matrix: ClaimsMatrix, home: dict) -> list[nodes.Node]:
     """The matrix's page: its legend, the table, and each recorded run's differences."""
-    recorded = ", ".join(sorted({run.recorded for run in matrix.runs}))
-    unknown = [run.jax for run in matrix.runs if not run.machine]
-    machines = sorted({str(run.machine) for run in matrix.runs if run.machine})
+    recorded = ", ".join(sorted({report.recorded for report in matrix.reports}))
+    unknown = [report.jax for report in matrix.reports if not report.machine]
+    machines = sorted({str(report.machine) for report in matrix.reports if report.machine})
     this = this_release(home)
     linked = [LINKED] if set(app.config.book_site_versions) - {this} else []
     intro = nodes.paragraph(

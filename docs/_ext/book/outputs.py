@@ -97,7 +97,7 @@ def _opens_a_section(markdown: str) -> bool:
     return any(token.type == "heading_open" for token in COMMONMARK.parse(markdown))
 
 
-def code_cells(notebook: dict) -> list[dict]:
+def cells_with_their_claims(notebook: dict) -> list[dict]:
     """A notebook's code cells, each with the claims whose verdicts its section shows after
     it."""
     cells = [
@@ -127,7 +127,7 @@ def changed_outputs(baseline: dict, other: dict, page: str) -> list[ChangedOutpu
     """Every output of `other` that differs, masked, from the same cell's in `baseline`."""
     changes = []
     for index, (before, after) in enumerate(
-        zip(code_cells(baseline), code_cells(other), strict=False)
+        zip(cells_with_their_claims(baseline), cells_with_their_claims(other), strict=False)
     ):
         source = _joined(after["source"]).strip()
         if _joined(before["source"]).strip() != source:

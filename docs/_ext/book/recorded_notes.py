@@ -67,7 +67,7 @@ def release_or_backend(matrix: ClaimsMatrix, claim_id: str, release: str, baseli
     None where the two agree (the overview says the GPU then made the difference)."""
     statuses = []
     for version in (release, baseline):
-        recorded = matrix.run_of(version)
+        recorded = matrix.report_of(version)
         by_id = recorded.by_id if recorded else {}
         statuses.append(by_id[claim_id].status if claim_id in by_id else None)
     if None in statuses:
@@ -109,7 +109,7 @@ class ReleaseNote(SphinxDirective):
 
     def run(self):
         claim_id, release = self.arguments
-        recorded = claims_matrix(self.config).run_of(release)
+        recorded = claims_matrix(self.config).report_of(release)
         problem = release_note_problem(recorded, claim_id, release, self.options.get("status"))
         if problem:
             return [self.state.document.reporter.warning(problem, line=self.lineno)]
