@@ -843,9 +843,13 @@ def test_a_note_says_from_which_release_its_claims_hold_and_where_they_cannot_be
         changed=("drifted", "drifted", "holds"),
         new=("cannot check", "holds", "holds"),
         regressed=("holds", "drifted", "holds"),
+        lapsed=("holds", "cannot check", "holds"),
     )
     text = book_matrix.note_release_text
     assert text(["always"], matrix, {}) == "Holds in every release measured, 0.8.3 to 0.10.2."
+    assert text(["lapsed"], matrix, {}) == (
+        "Holds from JAX 0.10.2 and in 0.8.3; cannot be checked in 0.9.2."
+    )
     assert text(["changed"], matrix, {}) == "Holds from JAX 0.10.2."
     assert text(["new"], matrix, {}) == (
         "Holds from JAX 0.9.2, the first release where it can be checked."
@@ -867,6 +871,7 @@ def test_a_release_that_did_not_measure_a_claim_says_nothing_of_it():
         fixed=("drifted", None, "holds", "holds"),
         regressed=("holds", "drifted", None, "holds"),
         unrecorded_now=("holds", "holds", "holds", None),  # a partial run left out the newest
+        mixed=("holds", "cannot check", "drifted", "holds"),
     )
     assert matrix.claims["gap"].since == "0.8.3"
     assert book_matrix.release_before(["gap"], matrix) is None
@@ -876,6 +881,9 @@ def test_a_release_that_did_not_measure_a_claim_says_nothing_of_it():
     assert text(["fixed"], matrix, {}) == "Holds from JAX 0.10.2."
     assert book_matrix.release_before(["regressed"], matrix) == "0.9.2"
     assert text(["regressed"], matrix, {}) == "Holds from JAX 0.11.2 and in 0.8.3; not in 0.9.2."
+    assert text(["mixed"], matrix, {}) == (
+        "Holds from JAX 0.11.2 and in 0.8.3; not in 0.10.2; cannot be checked in 0.9.2."
+    )
     said = text(["unrecorded_now"], matrix, {})
     assert said == "Holds in every release measured, 0.8.3 to 0.10.2."
 

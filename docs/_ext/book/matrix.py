@@ -99,14 +99,17 @@ def _holds_from(claim: ClaimAcrossReleases, releases: list[str]) -> str:
     if before is None:
         newest = next(r for r in reversed(releases) if r in claim.status)
         return f"in every release measured, {claim.since} to {newest}"
-    if claim.status[before] is Status.CANNOT_CHECK:
-        return f"from JAX {claim.since}, the first release where it can be checked"
     earlier = releases[: releases.index(claim.since)]
     held = [r for r in earlier if claim.status.get(r) is Status.HOLDS]
-    if held:  # it held before, then not: a regression, fixed in `since`
+    if held:  # it held before, then not (or could not be checked): `since` holds again
         broken = [r for r in earlier if claim.status.get(r) is Status.DRIFTED]
+        unchecked = [r for r in earlier if claim.status.get(r) is Status.CANNOT_CHECK]
         first = f"in {held[0]}" if len(held) == 1 else f"in {held[0]} to {held[-1]}"
-        return f"from JAX {claim.since} and {first}; not in {', '.join(broken)}"
+        gaps = [f"not in {', '.join(broken)}"] if broken else []
+        gaps += [f"cannot be checked in {', '.join(unchecked)}"] if unchecked else []
+        return f"from JAX {claim.since} and {first}; {'; '.join(gaps)}"
+    if claim.status[before] is Status.CANNOT_CHECK:
+        return f"from JAX {claim.since}, the first release where it can be checked"
     return f"from JAX {claim.since}"
 
 
