@@ -183,8 +183,9 @@ def run_cells(page: str, cells: list[str]) -> list[dict]:
     return failed
 
 
-def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tuple[dict, str]:
-    """One page in a fresh interpreter, in a scratch folder whose ../data is WORK/data."""
+def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tuple:
+    """One page in a fresh interpreter, in a scratch folder whose ../data is WORK/data: its
+    `PageRun` and its log."""
     pinned = json.loads(page.read_text())["pins the CPU"]
     with tempfile.TemporaryDirectory() as scratch:
         (Path(scratch) / "docs").mkdir()
@@ -196,16 +197,17 @@ def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tup
         cells = json.loads(failed.read_text()) if failed.exists() else None
     on = "host CPU" if pinned else "default device"
     print(page.stem, on, status, f"{seconds:.1f}", flush=True)
-    result = {  # as `chapter2.records.PageRun` reads it: this process, unlike the pages
-        # and the claims it starts, may run where WORK/src is not on the import path
-        "page": page.stem,
-        "on": on,
-        "rc": status,
-        "seconds": round(seconds, 1),
-        "cells": len(json.loads(page.read_text())["cells"]),
-        "failed cells": cells,
-        "ran to the end": status == 0 and cells is not None,
-    }
+    from chapter2.records import PageRun  # noqa: PLC0415 - from WORK/src (`run`)
+
+    result = PageRun(
+        page=page.stem,
+        on=on,
+        rc=status,
+        seconds=round(seconds, 1),
+        cells=len(json.loads(page.read_text())["cells"]),
+        failed_cells=cells,
+        ran_to_the_end=status == 0 and cells is not None,
+    )
     return result, f"===== {page.stem} rc={status} {seconds:.1f} s\n{output}"
 
 
@@ -346,6 +348,9 @@ def run(
     if out.exists() and any(out.iterdir()):
         msg = f"{out} is not empty: run writes a new record"
         raise SystemExit(msg)
+    sys.path.insert(0, str(work / "src"))  # the copied package, whose records write the files
+    from chapter2.records import PageRun, RecordingCall  # noqa: PLC0415
+
     folder = out / "record"
     folder.mkdir(parents=True)
     env = environment(work)
@@ -364,8 +369,7 @@ def run(
         if part == "claims":
             record_claims(folder, env, claims_page)
         elif part == "pages":
-            pages = run_pages(work, folder, env, timeout, jobs)
-            (folder / FILES["pages"]).write_text(json.dumps(pages, indent=1) + "\n")
+            PageRun.write(run_pages(work, folder, env, timeout, jobs), folder / FILES["pages"])
         elif part == "numbers":
             run_module("chapter2.accelerator", folder, env, quick, numbers)
         else:
@@ -373,8 +377,7 @@ def run(
         print(f"== {part}: {time.perf_counter() - start:.0f} s", flush=True)
         archive(folder, saved)
     today = dt.datetime.now(dt.UTC).date().isoformat()  # unpack describes the run (`describe`)
-    call = {"made": made, "parts": parts, "recorded": today}  # as RecordingCall reads it
-    (folder / "call.json").write_text(json.dumps(call, indent=2) + "\n")
+    RecordingCall(made, parts, today).dump(folder / "call.json")
     archive(folder, saved)
     return sorted(p.name for p in folder.iterdir())
 
