@@ -160,18 +160,24 @@ def drift(session: nox.Session) -> None:
     session.run("python", "-m", "book", "drift", str(build / "report.json"))  # 1: it drifted
 
 
+def site_plan(versions: list[str], build: Path) -> tuple[Path, dict[str, str]]:
+    """The site's plan, written as `chapter2.records.SitePlan` reads it (each build in
+    docs/conf.py, the assembly in book.site): the baseline, `versions[0]`, in build/html,
+    each other release in build/drift-<release>/html. The file, and each release's folder."""
+    builds = {v: str(build / (f"drift-{v}/html" if i else "html")) for i, v in enumerate(versions)}
+    plan = build / "site-plan.json"
+    plan.parent.mkdir(parents=True, exist_ok=True)
+    plan.write_text(json.dumps({"baseline": versions[0], "builds": builds}, indent=2) + "\n")
+    return plan, builds
+
+
 @nox.session(python=False)
 def site(session: nox.Session) -> None:
     """The published site: the baseline at its root and a drift build per release of
     SITE_RELEASES (or of those given: `nox -s site -- 0.10.2`) in a folder of its own."""
     started = time.perf_counter()
     versions = [BASELINE_JAX, *(session.posargs or SITE_RELEASES)]
-    # The site's plan, read by each build (docs/conf.py) and by the assembly (book.site):
-    # the baseline first, each release with the folder of its HTML.
-    builds = {v: str(BUILD / (f"drift-{v}/html" if i else "html")) for i, v in enumerate(versions)}
-    plan = BUILD / "site-plan.json"
-    plan.parent.mkdir(parents=True, exist_ok=True)
-    plan.write_text(json.dumps({"baseline": BASELINE_JAX, "builds": builds}, indent=2) + "\n")
+    plan, builds = site_plan(versions, BUILD)
     env = {"BOOK_SITE_PLAN": str(plan)}
     session.run("nox", "-s", "docs", env=env, external=True)
     for release in versions[1:]:  # a drift build fails when something changed: go on

@@ -162,3 +162,22 @@ def test_the_noxfile_reads_the_jax_of_a_sessions_environment_from_its_metadata()
     exec(compile(ast.Module([found], []), "noxfile.py", "exec"), scope)
     session = SimpleNamespace(virtualenv=SimpleNamespace(location=sys.prefix))
     assert scope["_jax_version"](session) == jax.__version__
+
+
+def test_the_site_plan_the_noxfile_writes_is_the_one_the_builds_read(tmp_path):
+    """`nox -s site` writes its plan itself (it runs before the book's environment exists);
+    the file reads back, as chapter2.records.SitePlan, as the plan it means."""
+    import ast
+    import json
+
+    from chapter2.records import SitePlan
+
+    tree = ast.parse((ROOT / "noxfile.py").read_text())
+    [found] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "site_plan"]
+    scope = {"Path": Path, "json": json}
+    exec(compile(ast.Module([found], []), "noxfile.py", "exec"), scope)
+    path, builds = scope["site_plan"](["0.12.0.1", "0.11.2"], tmp_path)
+    plan = SitePlan.load(path)
+    assert plan.versions == ["0.12.0.1", "0.11.2"]
+    assert plan.builds == {"0.12.0.1": tmp_path / "html", "0.11.2": tmp_path / "drift-0.11.2/html"}
+    assert {v: Path(p) for v, p in builds.items()} == plan.builds
