@@ -7,6 +7,7 @@ sections measured there, and the training. Every committed `run.json` is read as
 written (`chapter2.records.RunFile`). Nothing here imports JAX or Sphinx.
 """
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,9 +46,9 @@ class RecordedRun:
             raise KeyError(msg)
         return json.loads((self.folder / self.files[part]).read_text())
 
-    @property
+    @functools.cached_property
     def numbers(self) -> dict:
-        """What the chapter's sections measured there ({} where the run kept none)."""
+        """What the chapter's sections measured there ({} where the run kept none), read once."""
         return self.read("numbers") if "numbers" in self.files else {}
 
     def timing(self, key: str):
