@@ -181,3 +181,13 @@ def test_the_site_plan_the_noxfile_writes_is_the_one_the_builds_read(tmp_path):
     assert plan.versions == ["0.12.0.1", "0.11.2"]
     assert plan.builds == {"0.12.0.1": tmp_path / "html", "0.11.2": tmp_path / "drift-0.11.2/html"}
     assert {v: Path(p) for v, p in builds.items()} == plan.builds
+
+
+def test_the_layers_command_answers_a_wrong_call_with_its_usage_and_status_2(capsys):
+    """Not drift's 1 ("the book drifted") nor a traceback: an unknown command or a wrong
+    number of arguments prints the usage and exits 2."""
+    from book import __main__ as entry
+
+    for argv in ([], ["nothing"], ["drift"], ["drift", "a", "b"], ["site", "x"], ["build", "d"]):
+        assert entry.main(argv) == 2, argv
+        assert "python -m book COMMAND ARGS" in capsys.readouterr().err

@@ -31,11 +31,7 @@ def pages_run(build: Path, since: float) -> tuple[list[str], int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) < 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    source, outdir, *extra = args
+    source, outdir, *extra = sys.argv[1:] if argv is None else argv  # (book.__main__ checks)
     build, started = Path(outdir).parent, time.time()
     doctrees = ["--doctree-dir", str(build / "doctrees")]  # never published with the pages
     status = build_main([*OPTIONS, *doctrees, *extra, source, outdir])  # Sphinx in this process
