@@ -494,6 +494,63 @@ def test_the_summary_counts_every_problem_and_marks_what_follows_a_failure():
     assert lines[-1] == "  docs/index.md:7: Unknown directive type: 'nope'"
 
 
+def test_a_warning_after_a_pages_first_failing_cell_is_marked_and_one_before_it_is_not():
+    record = made_up_record()  # failing cells at lines 120 and 130 of docs/fusion.md
+    between = Problem("docs/fusion.md", 125, "fusion", "between the two")
+    before = Problem("docs/fusion.md", 110, "fusion", "before them")
+    lines = failures.problems_summary(replace(record, problems=[before, between])).splitlines()
+    marked = [lines[i + 1].strip() for i, line in enumerate(lines) if "after a failing" in line]
+    assert "between the two" in marked
+    assert "before them" not in marked
+
+
+def matrix_app(versions=()):
+    """A stand-in for Sphinx's application, as the matrix's page reads it."""
+    env = SimpleNamespace(
+        toc_secnumbers={},
+        found_docs=set(),
+        titles={},
+        get_domain=lambda name: SimpleNamespace(anonlabels={}),
+    )
+    builder = SimpleNamespace(get_relative_uri=lambda here, there: f"{there}.html")
+    config = SimpleNamespace(book_site_versions=list(versions))
+    return SimpleNamespace(env=env, builder=builder, config=config)
+
+
+def test_a_runs_differences_list_a_claim_its_host_cpu_gave_otherwise_and_no_other():
+    """Below the matrix, each run's section lists a claim the device gave as this build did
+    only where that machine's CPU, under the same JAX, did not."""
+    from chapter2.claims import claims
+    from chapter2.claims.backends import cause_there, host_status
+    from chapter2.runs import recorded_run
+
+    tpu = recorded_run(ROOT / "data" / "backends", "tpu-v5e-jax-0.10.2")
+    recorded = ClaimsMatrix.read(ROOT / "data" / "matrix").report_of(BASELINE).by_id
+    home = {claim_id: recorded[claim_id] for claim_id in claims() if claim_id in recorded}
+    [section] = book_matrix._differences(matrix_app(), "claims-matrix", home, [tpu])
+    said = " ".join(section.astext().split())
+    for claim_id, data in home.items():
+        there = cause_there(claims()[claim_id], tpu, data.status)
+        host = host_status(claims()[claim_id], tpu)
+        listed = f"{claim_id}: {there.status.symbol} as in this build, where that machine's CPU"
+        alike = there.cause is None and there.status == data.status
+        assert (listed in said) == (alike and host is not None and host != there.status)
+    assert "optimization-barrier-splits-fusion: ✓ as in this build" in said
+
+
+def test_a_drifted_mark_links_the_page_as_that_release_ran_it_only_where_the_site_holds_it():
+    home = {k: replace(VERDICT, id=k, page="p", status="holds", jax=BASELINE) for k in "cd"}
+    releases = ("0.10.2", "0.11.2", BASELINE)
+    matrix = measured(releases, c=("drifted", "drifted", "holds"), d=("holds",) * 3)
+    app = matrix_app(versions=[BASELINE, "0.11.2"])
+    table = book_matrix._matrix_table(app, "claims-matrix", matrix, home, [])
+    titled = [r.get("reftitle") for r in table.findall(nodes.reference) if r.get("reftitle")]
+    assert titled == ["JAX 0.11.2"]
+    app.config.book_site_versions = []  # a book without a versioned site links no release
+    table = book_matrix._matrix_table(app, "claims-matrix", matrix, home, [])
+    assert not [r for r in table.findall(nodes.reference) if r.get("reftitle")]
+
+
 def test_a_statement_without_a_line_is_named_by_its_page_alone():
     record = made_up_record()
     record.pages["fusion"].statements["fused"] = Statement("XLA fuses the three.", None)
