@@ -36,7 +36,7 @@ def empty_registry(monkeypatch):
     """A registry with no claims and no modules to load, for claims made up by a test."""
     monkeypatch.setattr(registry, "REGISTRY", {})
     monkeypatch.setattr(claims_package, "REGISTRY", registry.REGISTRY)
-    monkeypatch.setattr(claims_package, "section_modules", list)
+    monkeypatch.setattr(claims_package, "page_modules", list)
     return registry.REGISTRY
 
 
@@ -89,7 +89,7 @@ def test_what_a_claim_says_is_written_once_on_its_page_never_in_its_check():
 
 
 def test_claims_modules_are_named_after_pages():
-    for module in claims_package.section_modules():
+    for module in claims_package.page_modules():
         page = page_of(module)
         assert (DOCS / f"{page}.md").exists(), f"claims module {module} has no page {page}.md"
     assert all((DOCS / f"{c.page}.md").exists() for c in ALL.values())
@@ -385,7 +385,7 @@ def test_a_claims_page_comes_from_its_module():
 
 def test_a_module_that_cannot_load_does_not_hide_the_others(monkeypatch):
     monkeypatch.setattr(claims_package, "_LOAD_ERRORS", {})
-    monkeypatch.setattr(claims_package, "section_modules", lambda: ["jaxprs", "needs_a_newer_jax"])
+    monkeypatch.setattr(claims_package, "page_modules", lambda: ["jaxprs", "needs_a_newer_jax"])
     assert "cond-int32-false-first" in claims()
     errors = load_errors()
     assert list(errors) == ["needs_a_newer_jax"]

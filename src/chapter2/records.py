@@ -23,7 +23,8 @@ from chapter2.releases import release_key
 
 class Kind(StrEnum):
     ASSERTED = "asserted"  # JAX decides it: a difference is drift and fails the build
-    OBSERVED = "observed"  # the machine decides it (CPU, allocator): reported, never asserted
+    OBSERVED = "observed"  # the machine decides it (CPU, allocator): a difference is reported,
+    # not asserted; a check that could not run fails the build all the same (`status_of`)
 
 
 class Status(StrEnum):

@@ -21,7 +21,7 @@ from chapter2.claims.registry import (
 _LOAD_ERRORS: dict[str, str] = {}
 
 
-def section_modules() -> list[str]:
+def page_modules() -> list[str]:
     """The claims modules, one per page, by module name."""
     return sorted(m.name for m in pkgutil.iter_modules(pages.__path__))
 
@@ -29,7 +29,7 @@ def section_modules() -> list[str]:
 def claims(page: str | None = None) -> dict[str, Claim]:
     """Every registered claim, importing each page's module once (only `page`'s, if given:
     a failing cell's kernel loads no other page's checks)."""
-    names = set(section_modules()) - set(_LOAD_ERRORS)
+    names = set(page_modules()) - set(_LOAD_ERRORS)
     for name in sorted(names if page is None else names & {page.replace("-", "_")}):
         try:
             importlib.import_module(f"{pages.__name__}.{name}")
