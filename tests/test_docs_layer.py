@@ -174,19 +174,27 @@ def test_the_pages_the_last_record_names_are_read_again(tmp_path):
     assert collector.get_outdated_docs(app, env, set(), set(), set()) == ["failed", "warned"]
 
 
+def written_notebooks(build: Path, pages: list[str], cached: list[str]) -> str:
+    """A build folder's executed notebooks, one cell each, as myst-nb writes them, those of
+    `cached` also in its execution cache: the cache's folder."""
+    import nbformat
+
+    (build / "jupyter_execute").mkdir()
+    cache_path = str(build / ".jupyter_cache")
+    for page in pages:
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"'{page}'")])
+        written = build / "jupyter_execute" / f"{page}.ipynb"
+        nbformat.write(notebook, written)
+        if page in cached:
+            with cache.opened(cache_path) as held:
+                held.cache_notebook_file(str(written), check_validity=False)
+    return cache_path
+
+
 def test_a_page_with_a_failing_cell_leaves_the_execution_cache(tmp_path):
     """After a build, the cached run of a page with a failing cell is removed, so that the
     next build runs it again; another page's stays."""
-    import nbformat
-
-    (tmp_path / "jupyter_execute").mkdir()
-    cache_path = str(tmp_path / ".jupyter_cache")
-    for page in ("failed", "clean"):
-        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"'{page}'")])
-        written = tmp_path / "jupyter_execute" / f"{page}.ipynb"
-        nbformat.write(notebook, written)
-        with cache.opened(cache_path) as held:
-            held.cache_notebook_file(str(written), check_validity=False)
+    cache_path = written_notebooks(tmp_path, ["failed", "clean"], cached=["failed", "clean"])
     cell = FailingCell("failed", "docs/failed.md", 3, "1/0", "ZeroDivisionError: x", [])
     pages = {"failed": PageRecord(failing_cells=[cell]), "clean": PageRecord()}
     domain = SimpleNamespace(pages=pages)
@@ -295,18 +303,10 @@ def test_a_page_whose_run_left_the_execution_cache_is_executed_again(tmp_path):
     """A page written by an earlier build whose run is no longer cached is read again; a
     cached one, a new or changed one (Sphinx reads those anyway) and a page never written
     are not named."""
-    import nbformat
     from book import notebooks
 
-    (tmp_path / "jupyter_execute").mkdir()
-    cache_path = str(tmp_path / ".jupyter_cache")
-    for page in ("cached", "evicted", "changed"):
-        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"'{page}'")])
-        written = tmp_path / "jupyter_execute" / f"{page}.ipynb"
-        nbformat.write(notebook, written)
-        if page != "evicted":
-            with cache.opened(cache_path) as held:
-                held.cache_notebook_file(str(written), check_validity=False)
+    pages = ["cached", "evicted", "changed"]
+    cache_path = written_notebooks(tmp_path, pages, cached=["cached", "changed"])
     app = SimpleNamespace(
         outdir=str(tmp_path / "html"),
         config=SimpleNamespace(nb_execution_cache_path=cache_path),

@@ -124,20 +124,28 @@ def test_the_per_push_build_keeps_the_execution_cache_keyed_by_the_lock():
     assert order.index(cache["uses"]) < order.index("bash .ci/run")
 
 
+def noxfile_function(name: str, **scope):
+    """One function of the noxfile, run alone (the noxfile imports nox, which the tests'
+    environment lacks), with `Path`, a stand-in `nox` and `scope` as its globals."""
+    import ast
+    from types import SimpleNamespace
+
+    tree = ast.parse((ROOT / "noxfile.py").read_text())
+    [found] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+    scope |= {"Path": Path, "nox": SimpleNamespace(Session=object)}
+    exec(compile(ast.Module([found], []), "noxfile.py", "exec"), scope)
+    return scope[name]
+
+
 def test_every_session_that_builds_the_book_gives_the_build_its_source_and_folder(monkeypatch):
     """Each nox session builds through the noxfile's `book_build`, whose command is the one
     `python -m book build` reads: the source folder, then the HTML folder."""
-    import ast
 
     from book import __main__ as entry
     from book import build
 
     noxfile = (ROOT / "noxfile.py").read_text()
-    tree = ast.parse(noxfile)
-    [found] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "book_build"]
-    scope = {"Path": Path}
-    exec(compile(ast.Module([found], []), "noxfile.py", "exec"), scope)
-    command = scope["book_build"](Path("out/html"))
+    command = noxfile_function("book_build")(Path("out/html"))
     assert command[:3] == ["python", "-m", "book"]
     seen = []
     monkeypatch.setattr(build, "main", lambda argv: seen.append(argv) or 0)
@@ -149,34 +157,25 @@ def test_every_session_that_builds_the_book_gives_the_build_its_source_and_folde
 def test_the_noxfile_reads_the_jax_of_a_sessions_environment_from_its_metadata():
     """The drift and matrix sessions name their files by the JAX installed in their own
     environment, read from its package metadata (here: the environment running the tests)."""
-    import ast
     import importlib.metadata
     import sys
     from types import SimpleNamespace
 
     import jax
 
-    tree = ast.parse((ROOT / "noxfile.py").read_text())
-    [found] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_jax_version"]
-    scope = {"Path": Path, "importlib": importlib, "nox": SimpleNamespace(Session=object)}
-    exec(compile(ast.Module([found], []), "noxfile.py", "exec"), scope)
+    jax_version = noxfile_function("_jax_version", importlib=importlib)
     session = SimpleNamespace(virtualenv=SimpleNamespace(location=sys.prefix))
-    assert scope["_jax_version"](session) == jax.__version__
+    assert jax_version(session) == jax.__version__
 
 
 def test_the_site_plan_the_noxfile_writes_is_the_one_the_builds_read(tmp_path):
     """`nox -s site` writes its plan itself (it runs before the book's environment exists);
     the file reads back, as chapter2.records.SitePlan, as the plan it means."""
-    import ast
     import json
 
     from chapter2.records import SitePlan
 
-    tree = ast.parse((ROOT / "noxfile.py").read_text())
-    [found] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "site_plan"]
-    scope = {"Path": Path, "json": json}
-    exec(compile(ast.Module([found], []), "noxfile.py", "exec"), scope)
-    path, builds = scope["site_plan"](["0.12.0.1", "0.11.2"], tmp_path)
+    path, builds = noxfile_function("site_plan", json=json)(["0.12.0.1", "0.11.2"], tmp_path)
     plan = SitePlan.load(path)
     assert plan.versions == ["0.12.0.1", "0.11.2"]
     assert plan.builds == {"0.12.0.1": tmp_path / "html", "0.11.2": tmp_path / "drift-0.11.2/html"}

@@ -348,7 +348,8 @@ def run(
     if out.exists() and any(out.iterdir()):
         msg = f"{out} is not empty: run writes a new record"
         raise SystemExit(msg)
-    sys.path.insert(0, str(work / "src"))  # the copied package, whose records write the files
+    if str(work / "src") not in sys.path:  # the copied package, whose records write the files
+        sys.path.insert(0, str(work / "src"))
     from chapter2.records import PageRun, RecordingCall  # noqa: PLC0415
 
     folder = out / "record"
