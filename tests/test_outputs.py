@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 from book import drift, outputs
+from myst_nb.ext.glue import GLUE_PREFIX
 
 from chapter2.claims.registry import VERDICT_MIME
 from chapter2.records import ClaimsReport, VerdictRecord
+from chapter2.timing import COMPARISON_MIME
 
 # The published notebooks of two pages, as the baseline book (JAX 0.12.0.1) and the drift
 # build under JAX 0.11.2 executed them on the build machine (figures' bytes emptied).
@@ -118,6 +120,17 @@ def test_a_cell_tagged_measured_is_compared_by_the_kinds_of_its_outputs():
     )
 
 
+def test_a_verdict_or_a_timed_comparison_glued_or_shown_is_not_an_output_to_compare():
+    def cell(kind):
+        shown = {"output_type": "display_data", "data": {kind: {}}, "metadata": {}}
+        return {"metadata": {}, "outputs": [shown]}
+
+    for kind in (VERDICT_MIME, COMPARISON_MIME):
+        assert outputs.comparable_outputs(cell(kind)) == {}
+        assert outputs.comparable_outputs(cell(GLUE_PREFIX + kind)) == {}
+    assert outputs.comparable_outputs(cell("x-" + VERDICT_MIME)) != {}  # only ends with it
+
+
 MATERIALIZED = VerdictRecord(
     id="transpose-materialized",
     page="memory-layout",
@@ -180,7 +193,7 @@ def test_a_changed_output_goes_to_the_drifted_claim_its_section_verifies(tmp_pat
 
 def test_a_section_ends_at_a_heading_not_at_a_hash_line_in_a_fence():
     def cell(kind, source, verified=None):
-        data = {VERDICT_MIME: replace(MATERIALIZED, id=verified).dump()} if verified else {}
+        data = {VERDICT_MIME: replace(MATERIALIZED, id=verified).to_dict()} if verified else {}
         return {"cell_type": kind, "source": source, "metadata": {}, "outputs": [{"data": data}]}
 
     notebook = {

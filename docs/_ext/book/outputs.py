@@ -60,9 +60,8 @@ def comparable_outputs(cell: dict) -> dict[str, str]:
             found.setdefault(output["name"], []).append(text)
             continue
         data = output.get("data", {})
-        if output["output_type"] == "error" or any(
-            k.endswith((VERDICT_MIME, COMPARISON_MIME)) for k in data
-        ):
+        kinds = {k.removeprefix(GLUE_PREFIX) for k in data}  # a glued output's, as its own
+        if output["output_type"] == "error" or {VERDICT_MIME, COMPARISON_MIME} & kinds:
             continue
         if any("image/" in k for k in data):
             data = {k: None for k in data if "image/" in k}
@@ -83,7 +82,7 @@ def same(before: str, after: str) -> bool:
 def shown_verdicts(cell: dict) -> list[str]:
     """The claims whose verdicts a cell's outputs show."""
     return [
-        VerdictRecord.load(output["data"][VERDICT_MIME]).id
+        VerdictRecord.from_dict(output["data"][VERDICT_MIME]).id
         for output in cell.get("outputs", [])
         if VERDICT_MIME in output.get("data", {})
     ]
