@@ -404,7 +404,7 @@ def test_verdict_data_carries_what_the_docs_layer_renders():
     assert data.check_source.lstrip().startswith("@claim(")
     assert data.jax == jax.__version__
     bundle = verdict._repr_mimebundle_()
-    assert VerdictRecord.load(bundle[registry.VERDICT_MIME]) == data
+    assert VerdictRecord.from_dict(bundle[registry.VERDICT_MIME]) == data
     assert bundle["text/plain"].startswith("[typed")
 
 

@@ -79,22 +79,22 @@ def _verdict(**changes) -> VerdictRecord:
 
 def test_a_verdict_reads_back_equal_from_its_json_form():
     verdict = _verdict(rests_on=["other"], only_on=["cpu", "why"])
-    text = json.dumps(verdict.dump())
-    again = VerdictRecord.load(json.loads(text))
+    text = json.dumps(verdict.to_dict())
+    again = VerdictRecord.from_dict(json.loads(text))
     assert again == verdict
     assert (again.kind, again.status) == (Kind.OBSERVED, Status.AS_SPECIFIED)
     assert "section" not in json.loads(text)
 
 
 def test_a_verdict_written_before_page_was_its_name_loads_with_its_page():
-    old = _verdict().dump()
+    old = _verdict().to_dict()
     old["section"] = old.pop("page")
-    assert VerdictRecord.load(old) == _verdict()
+    assert VerdictRecord.from_dict(old) == _verdict()
 
 
 def test_a_verdict_with_a_field_no_verdict_has_is_refused_by_name():
     with pytest.raises(ValueError, match=r"verdict 'demo' has fields no verdict has: colour"):
-        VerdictRecord.load({**_verdict().dump(), "colour": "red"})
+        VerdictRecord.from_dict({**_verdict().to_dict(), "colour": "red"})
     with pytest.raises(ValueError, match="'perhaps' is not a valid Status"):
         _verdict(status="perhaps")
 
@@ -105,7 +105,7 @@ def test_a_claims_report_writes_and_reads_back_equal(tmp_path):
     assert ClaimsReport.load(tmp_path / "claims.json") == report
     assert report.by_id == {"demo": _verdict()}
     written = json.loads((tmp_path / "claims.json").read_text())
-    assert written["claims"] == [_verdict().dump()]  # each verdict in its own JSON form
+    assert written["claims"] == [_verdict().to_dict()]  # each verdict in its own JSON form
 
 
 def test_a_build_record_writes_and_reads_back_equal_every_part_typed(tmp_path):
@@ -199,6 +199,10 @@ def test_every_committed_pages_file_loads_typed_and_the_devices_write_back_equal
     PageRun.write([timed_out], tmp_path / "pages.json")
     assert json.loads((tmp_path / "pages.json").read_text())[0]["failed cells"] is None
     assert PageRun.read(tmp_path / "pages.json") == [timed_out]
+    tpu = PageRun.read(DATA / "backends" / "tpu-v5e-jax-0.10.2" / "pages.json")
+    failures = [c for p in tpu if p.page == "xla-compilation" for c in p.failed_cells or []]
+    assert failures[0].index == 35  # the file's "cell"
+    assert failures[0].error == "OSError: could not get source code"
     first = PageRun.read(DATA / "backends" / "h200-jax-0.11.2" / "pages-gpu.json")
     assert first[0].last == "[glue] overlap_ratio = 0.92"
     assert first[0].failed_cells is None

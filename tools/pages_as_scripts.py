@@ -32,7 +32,7 @@ _run_check, _seen = _claims.run_check, []
 
 def _recorded(entry):
     verdict = _run_check(entry)
-    _seen.append(verdict.record().dump())
+    _seen.append(verdict.record().to_dict())
     return verdict
 
 _claims.run_check = _recorded
@@ -54,7 +54,7 @@ def problems_of(page: Path, folder: Path, platform: str = "gpu") -> list[str]:
     text = page.read_text()
     about_the_cpu = PIN_CPU in text
     verdicts = (
-        [VerdictRecord.load(v) for v in json.loads(seen.read_text())] if seen.exists() else []
+        [VerdictRecord.from_dict(v) for v in json.loads(seen.read_text())] if seen.exists() else []
     )
     found = []
     if bool(verdicts) != bool(claims_verified(ROOT / "src", text)):

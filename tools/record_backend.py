@@ -38,6 +38,7 @@ import time
 import traceback
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 # The last line of the setup cell of a page about the CPU (CONTRIBUTING.md, "Writing a page").
@@ -157,11 +158,12 @@ def environment(work: Path) -> dict[str, str]:
     }
 
 
-def run_cells(page: str, cells: list[str]) -> list[dict]:
+def run_cells(page: str, cells: list[str]) -> list:
     """Run `cells` in order in one namespace, past any that fails, as a drift build does;
-    each failing cell with its error and the drifted claims that explain it."""
+    each failing cell as a `CellFailure`, with the drifted claims that explain it."""
     from chapter2.claims import ClaimDrift  # noqa: PLC0415 - the package of WORK/src
     from chapter2.claims.attribution import explain  # noqa: PLC0415
+    from chapter2.records import CellFailure  # noqa: PLC0415
 
     namespace, failed = {"__name__": "__main__"}, []
     for i, source in enumerate(cells):
@@ -173,19 +175,17 @@ def run_cells(page: str, cells: list[str]) -> list[dict]:
         except Exception as err:
             traceback.print_exc()
             drift = err if isinstance(err, ClaimDrift) else explain(page, err)
-            failed.append(
-                {
-                    "cell": i,
-                    "error": traceback.format_exception_only(err)[-1].strip().splitlines()[0],
-                    "claims": [v.claim.id for v in drift.verdicts] if drift else [],
-                }
-            )
+            error = traceback.format_exception_only(err)[-1].strip().splitlines()[0]
+            claims = [v.claim.id for v in drift.verdicts] if drift else []
+            failed.append(CellFailure(i, error, claims))
     return failed
 
 
-def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tuple:
+def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tuple[Any, str]:
     """One page in a fresh interpreter, in a scratch folder whose ../data is WORK/data: its
     `PageRun` and its log."""
+    from chapter2.records import CellFailure, PageRun  # noqa: PLC0415 - from WORK/src (`run`)
+
     pinned = json.loads(page.read_text())["pins the CPU"]
     with tempfile.TemporaryDirectory() as scratch:
         (Path(scratch) / "docs").mkdir()
@@ -194,11 +194,11 @@ def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tup
         command = [sys.executable, str(work / "record_backend.py"), "page", str(page), str(failed)]
         env = {**env, "JAX_PLATFORMS": "cpu"} if pinned else env
         status, output, seconds = run_command(command, Path(scratch) / "docs", env, timeout)
-        cells = json.loads(failed.read_text()) if failed.exists() else None
+        cells = None
+        if failed.exists():
+            cells = [CellFailure.from_dict(c) for c in json.loads(failed.read_text())]
     on = "host CPU" if pinned else "default device"
     print(page.stem, on, status, f"{seconds:.1f}", flush=True)
-    from chapter2.records import PageRun  # noqa: PLC0415 - from WORK/src (`run`)
-
     result = PageRun(
         page=page.stem,
         on=on,
@@ -579,7 +579,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(record, indent=2))
     elif args.step == "page":
         cells = json.loads(args.cells.read_text())["cells"]
-        args.failed.write_text(json.dumps(run_cells(args.cells.stem, cells)) + "\n")
+        failed = [c.to_dict() for c in run_cells(args.cells.stem, cells)]
+        args.failed.write_text(json.dumps(failed) + "\n")
     elif args.step == "unpack":
         found = unpack(args.archive, args.folder, args.again, args.sections_again)
         print(json.dumps(dataclasses.asdict(found), indent=2))

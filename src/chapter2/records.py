@@ -1,9 +1,10 @@
 """The book's typed records: what a claim's check found (`VerdictRecord`), every claim
 checked in one process (`ClaimsReport`) and under each release (`ClaimsMatrix`), what a
 build learned of its pages (`BuildRecord`), what a run on another machine says of itself
-(`RunFile`) and what the site is built from (`SitePlan`), each with one JSON load and dump.
-It imports neither JAX, Sphinx nor docutils, and runs on Python 3.11, where a recording
-command runs.
+(`RunFile`) and what the site is built from (`SitePlan`). A record kept as a file of its own
+has `load(path)` and `dump(path)`; one kept inside another has `from_dict` and `to_dict`, its
+JSON form as a mapping. It imports neither JAX, Sphinx nor docutils, and runs on Python
+3.11, where a recording command runs.
 
 A record is loaded from every committed file as it was written: a verdict written before
 its page was called `page` names it `section`, and a recorded run's verdict may lack the
@@ -171,7 +172,7 @@ class VerdictRecord:
         return list(self.expected or {}) or None
 
     @classmethod
-    def load(cls, data: Mapping[str, Any]) -> "VerdictRecord":
+    def from_dict(cls, data: Mapping[str, Any]) -> "VerdictRecord":
         """A verdict from its JSON form, as any committed file wrote it."""
         found = dict(data)
         if "section" in found:  # the page's key before December 2026
@@ -185,8 +186,8 @@ class VerdictRecord:
             raise ValueError(msg)
         return cls(**found)
 
-    def dump(self) -> dict[str, Any]:
-        """Its JSON form (`load` reads it back equal)."""
+    def to_dict(self) -> dict[str, Any]:
+        """Its JSON form (`from_dict` reads it back equal)."""
         return json.loads(json.dumps(dataclasses.asdict(self)))
 
 
@@ -244,7 +245,7 @@ class ClaimsReport(JsonFile):
     @classmethod
     def load(cls, path: str | Path) -> "ClaimsReport":
         found = json.loads(Path(path).read_text())
-        found["claims"] = [VerdictRecord.load(v) for v in found["claims"]]
+        found["claims"] = [VerdictRecord.from_dict(v) for v in found["claims"]]
         found["machine"] = Machine(**found["machine"]) if found.get("machine") else None
         return cls(**found)
 
@@ -378,7 +379,7 @@ class ComparisonRecord:
     b: TimingRecord
 
     @classmethod
-    def load(cls, data: Mapping[str, Any]) -> "ComparisonRecord":
+    def from_dict(cls, data: Mapping[str, Any]) -> "ComparisonRecord":
         found = dict(data)
         return cls(**found | {side: TimingRecord(**found[side]) for side in ("a", "b")})
 
@@ -403,11 +404,11 @@ class PageRecord:
         return self.statements.get(claim_id, Statement())
 
     @classmethod
-    def load(cls, data: Mapping[str, Any]) -> "PageRecord":
+    def from_dict(cls, data: Mapping[str, Any]) -> "PageRecord":
         found = dict(data)
         found["statements"] = {k: Statement(**v) for k, v in found["statements"].items()}
-        found["verdicts"] = {k: VerdictRecord.load(v) for k, v in found["verdicts"].items()}
-        found["comparisons"] = [ComparisonRecord.load(c) for c in found["comparisons"]]
+        found["verdicts"] = {k: VerdictRecord.from_dict(v) for k, v in found["verdicts"].items()}
+        found["comparisons"] = [ComparisonRecord.from_dict(c) for c in found["comparisons"]]
         found["failing_cells"] = [FailingCell(**c) for c in found["failing_cells"]]
         return cls(**found)
 
@@ -433,7 +434,7 @@ class BuildRecord(JsonFile):
     @classmethod
     def load(cls, path: str | Path) -> "BuildRecord":
         found = json.loads(Path(path).read_text())
-        found["pages"] = {k: PageRecord.load(v) for k, v in found["pages"].items()}
+        found["pages"] = {k: PageRecord.from_dict(v) for k, v in found["pages"].items()}
         found["problems"] = [Problem(**p) for p in found["problems"]]
         return cls(**found)
 
@@ -451,7 +452,7 @@ class ChangedOutput:
     claims: list[str] = dataclasses.field(default_factory=list)  # the drifted claim it goes to
 
     @classmethod
-    def load(cls, data: Mapping[str, Any]) -> "ChangedOutput":
+    def from_dict(cls, data: Mapping[str, Any]) -> "ChangedOutput":
         """As any report wrote it: those before December 2026 also kept both outputs whole
         ("before", "after"), which the diff says in short; they are not read."""
         return cls(**{k: v for k, v in data.items() if k not in ("before", "after")})
@@ -468,12 +469,12 @@ class RootCause:
     changed_outputs: list[ChangedOutput]
 
     @classmethod
-    def load(cls, data: Mapping[str, Any]) -> "RootCause":
+    def from_dict(cls, data: Mapping[str, Any]) -> "RootCause":
         return cls(
             data["name"],
-            [VerdictRecord.load(v) for v in data["claims"]],
+            [VerdictRecord.from_dict(v) for v in data["claims"]],
             [FailingCell(**c) for c in data["failing_cells"]],
-            [ChangedOutput.load(c) for c in data["changed_outputs"]],
+            [ChangedOutput.from_dict(c) for c in data["changed_outputs"]],
         )
 
 
@@ -525,12 +526,12 @@ class DriftReport(JsonFile):
     def load(cls, path: str | Path) -> "DriftReport":
         found = json.loads(Path(path).read_text())
         for key in ("changed_claims", "environment_dependent", "cannot_check"):
-            found[key] = [VerdictRecord.load(v) for v in found[key]]
+            found[key] = [VerdictRecord.from_dict(v) for v in found[key]]
         for key in ("failing_cells", "unexplained_cells"):
             found[key] = [FailingCell(**c) for c in found[key]]
         for key in ("changed_outputs", "unexplained_outputs"):
-            found[key] = [ChangedOutput.load(c) for c in found[key]]
-        found["causes"] = [RootCause.load(c) for c in found["causes"]]
+            found[key] = [ChangedOutput.from_dict(c) for c in found[key]]
+        found["causes"] = [RootCause.from_dict(c) for c in found["causes"]]
         found["baseline"] = BaselineClaims(**found["baseline"]) if found["baseline"] else None
         return cls(**found)
 
@@ -569,6 +570,24 @@ class Device:
         return cls(named["device"], named["platform"])
 
 
+@dataclasses.dataclass(frozen=True)
+class CellFailure:
+    """A cell that raised where a page ran as a script (`PageRun`): its index among the
+    page's code cells, its error ("ErrorType: message") and the drifted claims that explain
+    it. A pages file calls the index "cell"."""
+
+    index: int
+    error: str
+    claims: list[str]
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "CellFailure":
+        return cls(data["cell"], data["error"], data["claims"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"cell": self.index, "error": self.error, "claims": self.claims}
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class PageRun:
     """One page's cells run in order where a run was recorded, past a failing one. The first
@@ -579,7 +598,7 @@ class PageRun:
     rc: int | str  # its exit status, or "timeout"
     seconds: float
     cells: int | None = None
-    failed_cells: list[dict] | None = None  # each: its number, error, drifted claims
+    failed_cells: list[CellFailure] | None = None  # None: it did not report them
     ran_to_the_end: bool | None = None  # its process ended at 0 and reported its cells
     made: list[str] | None = None  # the call that ran it, where a later call joined the run
     last: str | None = None
@@ -587,20 +606,29 @@ class PageRun:
     @classmethod
     def read(cls, path: str | Path) -> list["PageRun"]:
         """Every page run in a pages file, whose keys are words ("failed cells")."""
-        found = json.loads(Path(path).read_text())
-        return [cls(**{k.replace(" ", "_"): v for k, v in p.items()}) for p in found]
+        runs = []
+        for found in json.loads(Path(path).read_text()):
+            fields = {k.replace(" ", "_"): v for k, v in found.items()}
+            if fields.get("failed_cells") is not None:
+                fields["failed_cells"] = [CellFailure.from_dict(c) for c in fields["failed_cells"]]
+            runs.append(cls(**fields))
+        return runs
 
     @staticmethod
     def write(runs: list["PageRun"], path: str | Path) -> None:
         """`runs` as a pages file, in the words its keys have always had."""
-        words = [
-            {
-                k.replace("_", " "): v
-                for k, v in dataclasses.asdict(run).items()
-                if v is not None or (k == "failed_cells" and run.ran_to_the_end is not None)
-            }
-            for run in runs
-        ]
+        words = []
+        for run in runs:
+            fields = dataclasses.asdict(run)
+            if run.failed_cells is not None:
+                fields["failed_cells"] = [c.to_dict() for c in run.failed_cells]
+            words.append(
+                {
+                    k.replace("_", " "): v
+                    for k, v in fields.items()
+                    if v is not None or (k == "failed_cells" and run.ran_to_the_end is not None)
+                }
+            )
         Path(path).write_text(json.dumps(words, indent=1) + "\n")
 
 

@@ -152,7 +152,7 @@ def notebook_facts(
         shown = shown_verdicts(cell)
         checks += shown
         comparisons += [
-            ComparisonRecord.load(v)
+            ComparisonRecord.from_dict(v)
             for d in data
             for k, v in d.items()
             if k.endswith(COMPARISON_MIME)

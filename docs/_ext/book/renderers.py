@@ -17,7 +17,7 @@ class ComparisonRenderer:
     def handle_mime(renderer, data, inline):
         if data.mime_type != COMPARISON_MIME:
             return None
-        text = ComparisonRecord.load(data.content).text
+        text = ComparisonRecord.from_dict(data.content).text
         node = nodes.inline("", text, classes=["comparison"])
         return [node] if inline else [nodes.paragraph("", "", node)]
 

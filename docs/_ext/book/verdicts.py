@@ -144,7 +144,7 @@ class VerdictRenderer:
     def handle_mime(renderer, data, inline):
         if data.mime_type != VERDICT_MIME or inline:
             return None
-        verdict = VerdictRecord.load(data.content)
+        verdict = VerdictRecord.from_dict(data.content)
         boxed = is_boxed(verdict, renderer.renderer.sphinx_env.docname)
         if only_reran(verdict) and not boxed:
             rendered = [reran_node(verdict)]

@@ -232,7 +232,7 @@ class Verdict:
     __repr__ = __str__
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:  # noqa: ARG002
-        return {"text/plain": str(self), VERDICT_MIME: self.record().dump()}
+        return {"text/plain": str(self), VERDICT_MIME: self.record().to_dict()}
 
 
 class ClaimDrift(AssertionError):
