@@ -52,6 +52,9 @@ def test_every_committed_drift_report_loads_every_part_typed(path):
     assert [c.diff for c in report.changed_outputs] == [
         c["diff"] for c in written["changed_outputs"]
     ]
+    for key in ("failing_cells", "changed_outputs"):
+        ids = [c.get("claims", c.get("claim_ids")) for c in written[key]]  # "claims" then
+        assert [c.claim_ids for c in getattr(report, key)] == ids
     assert report.claim_ids == written.get("claim_ids")  # None: a report before it kept them
 
 
@@ -125,7 +128,7 @@ def test_a_build_record_writes_and_reads_back_equal_every_part_typed(tmp_path):
                 TimingRecord("unfused", 1.2, 1.1, 1.3, 1.15, 1.25, 7),
             )
         ],
-        checks=["demo"],
+        checked_claims=["demo"],
         seconds=1.5,
         executed_at=1.7e9,
     )
@@ -138,6 +141,12 @@ def test_a_build_record_writes_and_reads_back_equal_every_part_typed(tmp_path):
     assert loaded.failing_cells == [cell]
     assert loaded.pages["fusion"].statement("demo").line == 9
     assert loaded.pages["fusion"].statement("other") == Statement()  # says nothing of it
+    old = json.loads((tmp_path / "record.json").read_text())  # as a build wrote it before
+    old["pages"]["fusion"]["checks"] = old["pages"]["fusion"].pop("checked_claims")
+    cell_then = old["pages"]["fusion"]["failing_cells"][0]
+    cell_then["claims"] = cell_then.pop("claim_ids")
+    (tmp_path / "record.json").write_text(json.dumps(old))
+    assert BuildRecord.load(tmp_path / "record.json") == record
 
 
 def test_a_value_is_found_by_its_path_and_a_missing_one_is_named():

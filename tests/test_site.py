@@ -713,7 +713,7 @@ def test_each_claims_check_ran_once_in_the_build(pages):
     check runs twice (counted from the build's record)."""
     runs: dict[str, list[str]] = {}
     for page, found in pages.items():
-        for claim_id in found.checks:
+        for claim_id in found.checked_claims:
             runs.setdefault(claim_id, []).append(page)
     assert {claim: pages for claim, pages in runs.items() if len(pages) != 1} == {}
     assert set(runs) == set(claims())

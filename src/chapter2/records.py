@@ -191,6 +191,11 @@ class VerdictRecord:
         return json.loads(json.dumps(dataclasses.asdict(self)))
 
 
+def _renamed(data: Mapping[str, Any], **new_names: str) -> dict[str, Any]:
+    """`data` with each old key that it holds under its new name."""
+    return {new_names.get(key, key): value for key, value in data.items()}
+
+
 class JsonFile:
     """A record kept as a JSON file of its own: `dump` writes it whole, `load` reads it back."""
 
@@ -335,10 +340,15 @@ class FailingCell:
     line: int | None  # the cell's line there
     cell: str  # its code
     error: str  # "ErrorType: message"
-    claims: list[str]  # the claims whose verdicts its output shows (in a drift report's
+    claim_ids: list[str]  # the claims whose verdicts its output shows (in a drift report's
     # causes, the drifted ones among them)
     after_a_failure: bool = False  # an earlier cell of the same page failed
     error_type: str = ""  # not recorded in drift reports before December 2026
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "FailingCell":
+        """As any report wrote it: before December 2026 its claims' ids were "claims"."""
+        return cls(**_renamed(data, claims="claim_ids"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -393,7 +403,7 @@ class PageRecord:
     verdicts: dict[str, VerdictRecord] = dataclasses.field(default_factory=dict)  # by claim id
     failing_cells: list[FailingCell] = dataclasses.field(default_factory=list)
     comparisons: list[ComparisonRecord] = dataclasses.field(default_factory=list)
-    checks: list[str] = dataclasses.field(default_factory=list)  # the claims its cells checked
+    checked_claims: list[str] = dataclasses.field(default_factory=list)  # its cells' checks
     noted: list[str] = dataclasses.field(default_factory=list)  # the claims its notes name
     needs_every_page: bool = False  # it shows every page's verdicts
     seconds: float | None = None  # its notebook's run, in this build or cached
@@ -405,11 +415,11 @@ class PageRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "PageRecord":
-        found = dict(data)
+        found = _renamed(data, checks="checked_claims")  # a build's before December 2026
         found["statements"] = {k: Statement(**v) for k, v in found["statements"].items()}
         found["verdicts"] = {k: VerdictRecord.from_dict(v) for k, v in found["verdicts"].items()}
         found["comparisons"] = [ComparisonRecord.from_dict(c) for c in found["comparisons"]]
-        found["failing_cells"] = [FailingCell(**c) for c in found["failing_cells"]]
+        found["failing_cells"] = [FailingCell.from_dict(c) for c in found["failing_cells"]]
         return cls(**found)
 
 
@@ -449,13 +459,14 @@ class ChangedOutput:
     output: str  # the kind of output: "stdout", "text/plain"
     diff: str  # the changed lines, "-" before and "+" after
     checked_after: list[str]  # the claims its section checks after it
-    claims: list[str] = dataclasses.field(default_factory=list)  # the drifted claim it goes to
+    claim_ids: list[str] = dataclasses.field(default_factory=list)  # the drifted one it goes to
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "ChangedOutput":
-        """As any report wrote it: those before December 2026 also kept both outputs whole
-        ("before", "after"), which the diff says in short; they are not read."""
-        return cls(**{k: v for k, v in data.items() if k not in ("before", "after")})
+        """As any report wrote it: those before December 2026 named its claim's id "claims"
+        and kept both outputs whole ("before", "after"), which the diff says in short."""
+        found = _renamed(data, claims="claim_ids")
+        return cls(**{k: v for k, v in found.items() if k not in ("before", "after")})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -473,7 +484,7 @@ class RootCause:
         return cls(
             data["name"],
             [VerdictRecord.from_dict(v) for v in data["claims"]],
-            [FailingCell(**c) for c in data["failing_cells"]],
+            [FailingCell.from_dict(c) for c in data["failing_cells"]],
             [ChangedOutput.from_dict(c) for c in data["changed_outputs"]],
         )
 
@@ -528,7 +539,7 @@ class DriftReport(JsonFile):
         for key in ("changed_claims", "environment_dependent", "cannot_check"):
             found[key] = [VerdictRecord.from_dict(v) for v in found[key]]
         for key in ("failing_cells", "unexplained_cells"):
-            found[key] = [FailingCell(**c) for c in found[key]]
+            found[key] = [FailingCell.from_dict(c) for c in found[key]]
         for key in ("changed_outputs", "unexplained_outputs"):
             found[key] = [ChangedOutput.from_dict(c) for c in found[key]]
         found["causes"] = [RootCause.from_dict(c) for c in found["causes"]]
@@ -578,14 +589,14 @@ class CellFailure:
 
     index: int
     error: str
-    claims: list[str]
+    claim_ids: list[str]
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "CellFailure":
         return cls(data["cell"], data["error"], data["claims"])
 
     def to_dict(self) -> dict[str, Any]:
-        return {"cell": self.index, "error": self.error, "claims": self.claims}
+        return {"cell": self.index, "error": self.error, "claims": self.claim_ids}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -59,11 +59,11 @@ def build_report(
         for claim in with_status(verdicts, Status.DRIFTED)
     ]
     ids = {c.id for c in drifted}  # each failing cell with the drifted claims it shows
-    cells = [replace(f, claims=[c for c in f.claims if c in ids]) for f in failures]
+    cells = [replace(f, claim_ids=[c for c in f.claim_ids if c in ids]) for f in failures]
     failed = {(c.page, c.cell) for c in failures}  # their outputs are the error's
     changes = [
         # a changed output goes to the first drifted claim its section checks after it
-        replace(c, claims=[claim for claim in c.checked_after if claim in ids][:1])
+        replace(c, claim_ids=[claim for claim in c.checked_after if claim in ids][:1])
         for c in outputs or []
         if (c.page, c.cell) not in failed
     ]
@@ -74,8 +74,8 @@ def build_report(
             RootCause(
                 name=group[0].id,
                 claims=group,
-                failing_cells=[c for c in cells if ids & set(c.claims)],
-                changed_outputs=[c for c in changes if ids & set(c.claims)],
+                failing_cells=[c for c in cells if ids & set(c.claim_ids)],
+                changed_outputs=[c for c in changes if ids & set(c.claim_ids)],
             )
         )
     return DriftReport(
@@ -90,10 +90,10 @@ def build_report(
         causes=grouped,
         modules_not_loaded=claims_report.modules_not_loaded,
         failing_cells=cells,
-        unexplained_cells=[c for c in cells if not c.claims],
+        unexplained_cells=[c for c in cells if not c.claim_ids],
         outputs_compared=outputs is not None,
         changed_outputs=changes,
-        unexplained_outputs=[c for c in changes if not c.claims],
+        unexplained_outputs=[c for c in changes if not c.claim_ids],
         environment_dependent=with_status(verdicts, Status.AS_SPECIFIED, Status.DIFFERS_HERE),
         cannot_check=with_status(verdicts, Status.CANNOT_CHECK),
         baseline=BaselineClaims(baseline.jax, baseline.recorded) if baseline else None,

@@ -30,7 +30,7 @@ class Reported(NamedTuple):
 def what_the_book_says(record: BuildRecord, failure: FailingCell) -> list[str]:
     """For each drifted claim a failing cell shows: where its page says it, and what."""
     pages, said = record.pages, []
-    for claim_id in failure.claims:
+    for claim_id in failure.claim_ids:
         verdict = pages[failure.page].verdicts.get(claim_id)
         if verdict is None or verdict.status is not Status.DRIFTED:
             continue

@@ -94,7 +94,7 @@ class BookCollector(EnvironmentCollector):
         if notebook is None:
             return
         facts = notebook_facts(notebook, env.docname, source_path(env, env.docname))
-        page.failing_cells, page.comparisons, page.checks = facts
+        page.failing_cells, page.comparisons, page.checked_claims = facts
         for failure in page.failing_cells:
             logger.warning(
                 "\n".join(failure_lines(failure)),
@@ -167,7 +167,7 @@ def notebook_facts(
                         cell=cell.source.strip(),
                         error=f"{output['ename']}: {output['evalue']}",
                         error_type=output["ename"],
-                        claims=shown,
+                        claim_ids=shown,
                         after_a_failure=earlier,
                     )
                 )
