@@ -213,7 +213,7 @@ def test_a_drift_builds_banner_counts_what_its_page_recorded(tmp_path):
     """Under another JAX each page opens, after its title, with a banner: the release, the
     baseline, how many of the claims the page shows drifted, its failing cells, and a link
     to the drift report (on every page but the report's own). The baseline has none."""
-    from book import site
+    from book import drift_page
 
     claims = tmp_path / "claims.json"
     ClaimsReport("0.11.2", "0.11.2", "3.12", "today", []).dump(claims)
@@ -229,7 +229,7 @@ def test_a_drift_builds_banner_counts_what_its_page_recorded(tmp_path):
 
     def page(docname: str) -> nodes.section:
         section = nodes.section("", nodes.title(text="Title"), nodes.paragraph(text="First."))
-        site.banner(app, section, docname)  # a doctree whose first section it is
+        drift_page.banner(app, section, docname)  # a doctree whose first section it is
         return section
 
     section = page("p")
@@ -243,7 +243,7 @@ def test_a_drift_builds_banner_counts_what_its_page_recorded(tmp_path):
     )
     assert next(iter(box.findall(nodes.reference)))["refuri"] == "drift-report.html"
     assert "This page shows no claim." in page("other")[1].astext()
-    assert not list(page(site.REPORT_PAGE)[1].findall(nodes.reference))
+    assert not list(page(drift_page.REPORT_PAGE)[1].findall(nodes.reference))
     app.config.book_drift_claims = ""
     assert len(page("p")) == 2  # the baseline: no banner
 
@@ -288,15 +288,15 @@ def test_the_failure_report_is_written_from_this_builds_record_only(tmp_path):
 
 
 def test_a_drift_build_reads_its_report_page_in_every_build_and_the_baseline_does_not():
-    from book import site
+    from book import drift_page
 
     env = SimpleNamespace(found_docs={"drift-report", "p"})
     drift_build = SimpleNamespace(config=SimpleNamespace(book_drift_claims="claims.json"))
     baseline = SimpleNamespace(config=SimpleNamespace(book_drift_claims=""))
-    assert site.read_report_again(drift_build, env, set(), set(), set()) == ["drift-report"]
-    assert site.read_report_again(baseline, env, set(), set(), set()) == []
+    assert drift_page.read_report_again(drift_build, env, set(), set(), set()) == ["drift-report"]
+    assert drift_page.read_report_again(baseline, env, set(), set(), set()) == []
     env.found_docs = {"p"}  # a book without the page
-    assert site.read_report_again(drift_build, env, set(), set(), set()) == []
+    assert drift_page.read_report_again(drift_build, env, set(), set(), set()) == []
 
 
 def test_a_page_whose_run_left_the_execution_cache_is_executed_again(tmp_path):
@@ -1202,7 +1202,7 @@ def test_a_site_plan_round_trips_and_names_its_baseline_first(tmp_path):
 def test_the_book_commit_is_the_short_hash_with_a_plus_for_changed_tracked_files(tmp_path):
     import subprocess
 
-    from book.site import book_commit
+    from book.drift_page import book_commit
 
     assert book_commit(tmp_path) == ""  # not a checkout
 

@@ -28,6 +28,7 @@ MODULES = (
     "links",
     "failures",
     "site",
+    "drift_page",
     "recorded_notes",
     "glyphs",
     "kernels",

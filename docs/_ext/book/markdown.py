@@ -12,7 +12,7 @@ def escape(text: str) -> str:
 
 
 # A sentence as pieces, each ("text" | "code" | "strong", what it shows): Markdown here, or
-# document nodes (book.site).
+# document nodes (book.drift_page).
 Inline = tuple[str, str]
 
 

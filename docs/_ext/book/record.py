@@ -4,7 +4,7 @@ comparisons, and every problem Sphinx logged.
 The `book` domain keeps it with the environment (cleared when a page is read again); the
 collector fills it as each page is read. `build_record` gathers it when the build ends, for
 RECORD beside the pages (what the failure summary, book.failures, reads) and a drift build's
-report (book.site); a drift build's banner reads the domain.
+report (book.drift_page); a drift build's banner reads the domain.
 """
 
 import datetime as dt
