@@ -296,6 +296,7 @@ def test_a_tpu_difference_without_an_expectation_is_the_device_where_its_cpu_hel
     there = cause_there(claim, run, "holds")
     assert (there.status, there.cause) == ("drifted", Cause.DEVICE)
     assert "RESOURCE_EXHAUSTED" in there.evidence
+    assert there.reason == f"on that machine's CPU, JAX {run.jax} held"
 
 
 def test_a_product_too_large_to_compile_is_counted_from_its_lowered_program(monkeypatch):

@@ -49,25 +49,43 @@ class Status(StrEnum):
         return SHOWN[self][2]
 
     @property
+    def did(self) -> str:
+        """What a check that came out so did, as a sentence says it ("held")."""
+        return SHOWN[self][3]
+
+    @property
     def as_the_page_says(self) -> bool:
         """Whether the check came out as the page says (checked, or seen on this machine)."""
         return self in (Status.HOLDS, Status.AS_SPECIFIED)
 
 
-# Every place that shows a status (marks, matrix, legend, drift report, banner) reads it here.
+# Every place that shows a status (marks, matrix, legend, drift report, banner, a recorded
+# run's reasons) reads it here: its symbol, its words, its meaning in a table, its verb.
 SHOWN = {
-    Status.HOLDS: ("✓", "checked on JAX {jax}", "holds"),
-    Status.DRIFTED: ("✗", "not true on JAX {jax}", "found otherwise, or the check failed"),
-    Status.AS_SPECIFIED: ("✓", "seen on this book's machine (JAX {jax})", "seen"),
+    Status.HOLDS: ("✓", "checked on JAX {jax}", "holds", "held"),
+    Status.DRIFTED: (
+        "✗",
+        "not true on JAX {jax}",
+        "found otherwise, or the check failed",
+        "drifted",
+    ),
+    Status.AS_SPECIFIED: (
+        "✓",
+        "seen on this book's machine (JAX {jax})",
+        "seen",
+        "did as the book describes",
+    ),
     Status.DIFFERS_HERE: (
         "≠",
         "not seen on this book's machine (JAX {jax})",
         "a fact of the machine that behaved otherwise",
+        "did otherwise",
     ),
     Status.CANNOT_CHECK: (
         "○",
         "cannot be checked on JAX {jax}",
         "could not be checked there: its subject is missing, or its check cannot run there",
+        "could not check it",
     ),
 }
 

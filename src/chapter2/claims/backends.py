@@ -27,16 +27,6 @@ class Cause(StrEnum):
     CPU_ONLY = "a fact of the CPU"  # not checked there
 
 
-# What the control run on the machine's CPU did, as a sentence says it.
-DID = {
-    Status.HOLDS: "held",
-    Status.AS_SPECIFIED: "did as the book describes",
-    Status.DRIFTED: "drifted",
-    Status.DIFFERS_HERE: "did otherwise",
-    Status.CANNOT_CHECK: "could not check it",
-}
-
-
 @dataclass(frozen=True)
 class There:
     """A claim judged on a recorded run: its status (None: not judged, the run recorded no
@@ -191,7 +181,7 @@ def cause_there(
         reason = f"JAX {run.jax} on that machine's CPU did the same"
         return replace(there, cause=Cause.RELEASE, reason=reason)
     if control is not None:
-        reason = f"on that machine's CPU, JAX {run.jax} {DID[control.status]}"
+        reason = f"on that machine's CPU, JAX {run.jax} {control.status.did}"
         if control.status == there.status:
             reason += ", with other values"
         return replace(there, cause=Cause.DEVICE, reason=reason)
