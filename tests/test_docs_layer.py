@@ -2,7 +2,7 @@
 
 import ast
 import re
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -23,10 +23,12 @@ from chapter2.records import (
     BuildRecord,
     ClaimsMatrix,
     ClaimsReport,
+    ComparisonRecord,
     FailingCell,
     PageRecord,
     Problem,
     Statement,
+    TimingRecord,
     VerdictRecord,
 )
 
@@ -400,6 +402,26 @@ def test_a_notebooks_failing_cells_are_found_each_after_the_first_marked_so():
         (7, "ZeroDivisionError", False),
         (9, "E", True),
     ]
+
+
+def test_a_notebooks_timed_comparisons_are_recorded_glued_or_shown():
+    import nbformat
+    from myst_nb.ext.glue import GLUE_PREFIX
+
+    from chapter2.timing import COMPARISON_MIME
+
+    side = TimingRecord("fused", 1.0, 0.9, 1.1, 0.95, 1.05, 7)
+    made = ComparisonRecord("fused ran 1.2 × faster", "faster", 1.2, side, side)
+
+    def shown(kind):
+        return nbformat.v4.new_output("display_data", data={kind: asdict(made)})
+
+    cells = [nbformat.v4.new_code_cell("c", outputs=[shown(COMPARISON_MIME)])]
+    cells += [nbformat.v4.new_code_cell("g", outputs=[shown(GLUE_PREFIX + COMPARISON_MIME)])]
+    cells += [nbformat.v4.new_code_cell("x", outputs=[shown("application/x+" + COMPARISON_MIME)])]
+    notebook = nbformat.v4.new_notebook(cells=cells, metadata={"source_map": [1, 2, 3]})
+    _, comparisons, _ = record.notebook_facts(notebook, "p", "docs/p.md")
+    assert comparisons == [made, made]  # the third only ends with its kind
 
 
 def test_a_warning_sphinx_logs_once_is_recorded_once_and_others_each_time(tmp_path):

@@ -109,6 +109,21 @@ def test_parts_unpacked_in_turn_make_one_run_judged_as_the_claims_are_now(record
     assert all(len(calls) == 2 for calls in again.parts.values())  # each call, oldest first
 
 
+def test_the_page_step_writes_each_failing_cell_as_a_pages_file_keeps_it(tmp_path):
+    """What the device's `page` step hands `run_page`: the failing cells, in the pages
+    file's keys, read back as records."""
+    from chapter2.records import PageRunFailure
+
+    page = tmp_path / "broken.json"
+    page.write_text(json.dumps({"cells": ["x = 1", "1 / 0", "y = x + 1"], "pins the CPU": True}))
+    failed = tmp_path / "failed.json"
+    assert record_backend.main(["page", str(page), str(failed)]) == 0
+    written = json.loads(failed.read_text())
+    assert written == [{"cell": 1, "error": "ZeroDivisionError: division by zero", "claims": []}]
+    [failure] = [PageRunFailure.from_dict(c) for c in written]
+    assert (failure.index, failure.claim_ids) == (1, [])
+
+
 def test_the_claims_cli_names_a_page_without_claims(capsys):
     with pytest.raises(SystemExit):
         main(["--page", "no-such-page"])

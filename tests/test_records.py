@@ -217,6 +217,13 @@ def test_every_committed_pages_file_loads_typed_and_the_devices_write_back_equal
     assert first[0].failed_cells is None
 
 
+def test_each_status_has_a_verb_of_its_own():
+    """A recorded run's reason says what the CPU beside the device did (`Status.did`): no two
+    statuses may read alike there."""
+    assert len({status.did for status in Status}) == len(Status)
+    assert all(status.did for status in Status)
+
+
 def test_compared_names_the_expected_values_first_in_the_checks_order_or_sorted():
     expected = {"y": 1, "x": 2}
     observed = {"z": 0, "x": 2, "y": 3, "c": 4}

@@ -38,7 +38,10 @@ import time
 import traceback
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where they are used, from WORK/src on the device (`run`)
+    from chapter2.records import PageRun, PageRunFailure
 
 ROOT = Path(__file__).resolve().parents[1]
 # The last line of the setup cell of a page about the CPU (CONTRIBUTING.md, "Writing a page").
@@ -158,12 +161,12 @@ def environment(work: Path) -> dict[str, str]:
     }
 
 
-def run_cells(page: str, cells: list[str]) -> list:
+def run_cells(page: str, cells: list[str]) -> list["PageRunFailure"]:
     """Run `cells` in order in one namespace, past any that fails, as a drift build does;
-    each failing cell as a `CellFailure`, with the drifted claims that explain it."""
+    each failing cell as a `PageRunFailure`, with the drifted claims that explain it."""
     from chapter2.claims import ClaimDrift  # noqa: PLC0415 - the package of WORK/src
     from chapter2.claims.attribution import explain  # noqa: PLC0415
-    from chapter2.records import CellFailure  # noqa: PLC0415
+    from chapter2.records import PageRunFailure  # noqa: PLC0415
 
     namespace, failed = {"__name__": "__main__"}, []
     for i, source in enumerate(cells):
@@ -177,14 +180,14 @@ def run_cells(page: str, cells: list[str]) -> list:
             drift = err if isinstance(err, ClaimDrift) else explain(page, err)
             error = traceback.format_exception_only(err)[-1].strip().splitlines()[0]
             claims = [v.claim.id for v in drift.verdicts] if drift else []
-            failed.append(CellFailure(i, error, claims))
+            failed.append(PageRunFailure(i, error, claims))
     return failed
 
 
-def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tuple[Any, str]:
+def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tuple["PageRun", str]:
     """One page in a fresh interpreter, in a scratch folder whose ../data is WORK/data: its
     `PageRun` and its log."""
-    from chapter2.records import CellFailure, PageRun  # noqa: PLC0415 - from WORK/src (`run`)
+    from chapter2.records import PageRun, PageRunFailure  # noqa: PLC0415 - from WORK/src (`run`)
 
     pinned = json.loads(page.read_text())["pins the CPU"]
     with tempfile.TemporaryDirectory() as scratch:
@@ -196,7 +199,7 @@ def run_page(work: Path, page: Path, env: dict[str, str], timeout: float) -> tup
         status, output, seconds = run_command(command, Path(scratch) / "docs", env, timeout)
         cells = None
         if failed.exists():
-            cells = [CellFailure.from_dict(c) for c in json.loads(failed.read_text())]
+            cells = [PageRunFailure.from_dict(c) for c in json.loads(failed.read_text())]
     on = "host CPU" if pinned else "default device"
     print(page.stem, on, status, f"{seconds:.1f}", flush=True)
     result = PageRun(

@@ -2,9 +2,11 @@
 checked in one process (`ClaimsReport`) and under each release (`ClaimsMatrix`), what a
 build learned of its pages (`BuildRecord`), what a run on another machine says of itself
 (`RunFile`) and what the site is built from (`SitePlan`). A record kept as a file of its own
-has `load(path)` and `dump(path)`; one kept inside another has `from_dict` and `to_dict`, its
-JSON form as a mapping. It imports neither JAX, Sphinx nor docutils, and runs on Python
-3.11, where a recording command runs.
+has `load(path)` and `dump(path)`; a list of them, or a folder, `read` (and `write`). One
+kept inside another is read by `from_dict` where its JSON form needs more than its fields
+(an old key, a nested record), and written by `to_dict` where it is written alone. It
+imports neither JAX, Sphinx nor docutils, and runs on Python 3.11, where a recording command
+runs.
 
 A record is loaded from every committed file as it was written: a verdict written before
 its page was called `page` names it `section`, and a recorded run's verdict may lack the
@@ -193,7 +195,7 @@ class VerdictRecord:
     def from_dict(cls, data: Mapping[str, Any]) -> "VerdictRecord":
         """A verdict from its JSON form, as any committed file wrote it."""
         found = dict(data)
-        if "section" in found:  # the page's key before December 2026
+        if "section" in found:  # the page's key in the committed matrix and drift reports
             found["page"] = found.pop("section")
         if found.get("baseline"):
             found["baseline"] = AtBaseline(**found["baseline"])
@@ -361,11 +363,11 @@ class FailingCell:
     claim_ids: list[str]  # the claims whose verdicts its output shows (in a drift report's
     # causes, the drifted ones among them)
     after_a_failure: bool = False  # an earlier cell of the same page failed
-    error_type: str = ""  # not recorded in drift reports before December 2026
+    error_type: str = ""  # not in the committed drift reports
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "FailingCell":
-        """As any report wrote it: before December 2026 its claims' ids were "claims"."""
+        """As any report wrote it: the committed drift reports call its ids "claims"."""
         return cls(**_renamed(data, claims="claim_ids"))
 
 
@@ -433,7 +435,7 @@ class PageRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "PageRecord":
-        found = _renamed(data, checks="checked_claims")  # a build's before December 2026
+        found = _renamed(data, checks="checked_claims")  # an older build folder's key
         found["statements"] = {k: Statement(**v) for k, v in found["statements"].items()}
         found["verdicts"] = {k: VerdictRecord.from_dict(v) for k, v in found["verdicts"].items()}
         found["comparisons"] = [ComparisonRecord.from_dict(c) for c in found["comparisons"]]
@@ -481,8 +483,8 @@ class ChangedOutput:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "ChangedOutput":
-        """As any report wrote it: those before December 2026 named its claim's id "claims"
-        and kept both outputs whole ("before", "after"), which the diff says in short."""
+        """As any report wrote it: the committed drift reports call its ids "claims", and keep
+        both outputs whole ("before", "after"), which the diff says in short."""
         found = _renamed(data, claims="claim_ids")
         return cls(**{k: v for k, v in found.items() if k not in ("before", "after")})
 
@@ -529,8 +531,8 @@ class DriftReport(JsonFile):
     environment_dependent: list[VerdictRecord]  # facts of the machine: reported, not drift
     cannot_check: list[VerdictRecord]
     baseline: BaselineClaims | None
-    commit: str | None = None  # the book's; not recorded before December 2026
-    claim_ids: list[str] | None = None  # the claims checked; not recorded then either
+    commit: str | None = None  # the book's; not in the committed reports
+    claim_ids: list[str] | None = None  # the claims checked; not in them either
 
     @property
     def anything_changed(self) -> bool:
@@ -600,17 +602,18 @@ class Device:
 
 
 @dataclasses.dataclass(frozen=True)
-class CellFailure:
+class PageRunFailure:
     """A cell that raised where a page ran as a script (`PageRun`): its index among the
     page's code cells, its error ("ErrorType: message") and the drifted claims that explain
-    it. A pages file calls the index "cell"."""
+    it. A pages file calls the index "cell" and the ids "claims" (a build's failing cell is a
+    `FailingCell`)."""
 
     index: int
     error: str
     claim_ids: list[str]
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "CellFailure":
+    def from_dict(cls, data: Mapping[str, Any]) -> "PageRunFailure":
         return cls(data["cell"], data["error"], data["claims"])
 
     def to_dict(self) -> dict[str, Any]:
@@ -627,7 +630,7 @@ class PageRun:
     rc: int | str  # its exit status, or "timeout"
     seconds: float
     cells: int | None = None
-    failed_cells: list[CellFailure] | None = None  # None: it did not report them
+    failed_cells: list[PageRunFailure] | None = None  # None: it did not report them
     ran_to_the_end: bool | None = None  # its process ended at 0 and reported its cells
     made: list[str] | None = None  # the call that ran it, where a later call joined the run
     last: str | None = None
@@ -639,7 +642,9 @@ class PageRun:
         for found in json.loads(Path(path).read_text()):
             fields = {k.replace(" ", "_"): v for k, v in found.items()}
             if fields.get("failed_cells") is not None:
-                fields["failed_cells"] = [CellFailure.from_dict(c) for c in fields["failed_cells"]]
+                fields["failed_cells"] = [
+                    PageRunFailure.from_dict(c) for c in fields["failed_cells"]
+                ]
             runs.append(cls(**fields))
         return runs
 

@@ -50,6 +50,11 @@ def _joined(value) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
+def output_kind(key: str) -> str:
+    """An output's MIME type, a glued output's as its own (myst-nb prefixes it)."""
+    return key.removeprefix(GLUE_PREFIX)
+
+
 def comparable_outputs(cell: dict) -> dict[str, str]:
     """A code cell's outputs that can drift unseen, by kind (a figure by its kind alone)."""
     found: dict[str, list[str]] = {}
@@ -60,13 +65,13 @@ def comparable_outputs(cell: dict) -> dict[str, str]:
             found.setdefault(output["name"], []).append(text)
             continue
         data = output.get("data", {})
-        kinds = {k.removeprefix(GLUE_PREFIX) for k in data}  # a glued output's, as its own
+        kinds = {output_kind(k) for k in data}
         if output["output_type"] == "error" or {VERDICT_MIME, COMPARISON_MIME} & kinds:
             continue
         if any("image/" in k for k in data):
             data = {k: None for k in data if "image/" in k}
         for glued_kind, value in data.items():
-            kind = glued_kind.removeprefix(GLUE_PREFIX)
+            kind = output_kind(glued_kind)
             text = f"<{kind}>" if value is None or measured else _joined(value)
             if glued_kind != kind and re.fullmatch(r"'?-?[\d.,]+'?", text):
                 text = "<glued number>"
@@ -80,7 +85,7 @@ def same(before: str, after: str) -> bool:
 
 
 def shown_verdicts(cell: dict) -> list[str]:
-    """The claims whose verdicts a cell's outputs show."""
+    """The claims whose verdicts a cell's outputs show (a verdict shows itself, never glued)."""
     return [
         VerdictRecord.from_dict(output["data"][VERDICT_MIME]).id
         for output in cell.get("outputs", [])

@@ -25,7 +25,7 @@ from sphinx.util.nodes import get_node_line, get_node_source
 from book import SERIAL, build_folder
 from book.cache import opened
 from book.notebooks import executed_notebook
-from book.outputs import shown_verdicts
+from book.outputs import output_kind, shown_verdicts
 from chapter2.claims.registry import LABEL_PREFIX
 from chapter2.records import (
     BuildRecord,
@@ -155,7 +155,7 @@ def notebook_facts(
             ComparisonRecord.from_dict(v)
             for d in data
             for k, v in d.items()
-            if k.endswith(COMPARISON_MIME)
+            if output_kind(k) == COMPARISON_MIME
         ]
         for output in outputs:
             if output.get("output_type") == "error":
