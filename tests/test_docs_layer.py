@@ -558,6 +558,11 @@ def test_a_runs_differences_list_a_claim_its_host_cpu_gave_otherwise_and_no_othe
         alike = there.cause is None and there.status == data.status
         assert (listed in said) == (alike and host is not None and host != there.status)
     assert "optimization-barrier-splits-fusion: ✓ as in this build" in said
+    # a claim the device did not record is not listed, whatever its host CPU gave
+    claim_id = "optimization-barrier-splits-fusion"
+    unrecorded = replace(tpu, verdicts={k: v for k, v in tpu.verdicts.items() if k != claim_id})
+    [section] = book_matrix._differences(matrix_app(), "claims-matrix", home, [unrecorded])
+    assert claim_id not in section.astext()
 
 
 def test_a_drifted_mark_links_the_page_as_that_release_ran_it_only_where_the_site_holds_it():
