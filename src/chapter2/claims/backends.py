@@ -4,7 +4,7 @@ run recorded on another backend (`chapter2.runs`), with the cause of any differe
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from chapter2.claims.registry import Claim, Observation, judged
+from chapter2.claims.registry import Claim, Observation, Verdict, judged
 from chapter2.records import Status, VerdictRecord, Versions
 from chapter2.runs import RecordedRun
 
@@ -44,6 +44,10 @@ class There:
     otherwise: bool = False
     found: str = ""  # the evidence without the note of whose values it expected
 
+    @classmethod
+    def of(cls, verdict: Verdict) -> "There":
+        return cls(verdict.status, verdict.evidence, found=verdict.found)
+
 
 def _alike(control: VerdictRecord | None, device: VerdictRecord | None) -> bool:
     """Whether the CPU beside the device got the same values where the book's differ."""
@@ -82,18 +86,20 @@ def host_status(claim: Claim, run: RecordedRun, checked=None) -> Status | None:
     return None if control is None else Status(control.status)
 
 
-def _judged(claim: Claim, recorded: VerdictRecord | None, run: RecordedRun, platform: str, checked):
+def _judged(
+    claim: Claim, recorded: VerdictRecord | None, run: RecordedRun, platform: str, checked
+) -> There | None:
     """`claim` judged on one recorded verdict, on `platform`, on the values the run recorded
     of those its check reads now (`checked`); None where it cannot be."""
     versions = Versions(run.jax, run.jaxlib, platform, run.device)
     if claim.only_on and platform != claim.only_on[0]:
-        return judged(claim, None, versions)
+        return There.of(judged(claim, None, versions))
     if recorded is None:
         return None
     if recorded.expected is None:  # the check could not run there: its own words
         if recorded.status is Status.CANNOT_CHECK:
-            return _Said(Status.CANNOT_CHECK, recorded.evidence)
-        return judged(claim, None, versions, recorded.evidence)
+            return There(Status.CANNOT_CHECK, recorded.evidence, found=recorded.evidence)
+        return There.of(judged(claim, None, versions, recorded.evidence))
     statement = recorded.expected
     if recorded.expected_on.get(platform) and platform not in claim.expected_on:
         # Its values there were the device's own expectation, which the book no longer says:
@@ -106,7 +112,7 @@ def _judged(claim: Claim, recorded: VerdictRecord | None, run: RecordedRun, plat
     if not names:
         return None
     expected = {k: statement[k] for k in names}
-    return judged(claim, Observation(expected, recorded.observed), versions)
+    return There.of(judged(claim, Observation(expected, recorded.observed), versions))
 
 
 def _partial(recorded: VerdictRecord | None, checked: list[str] | None, source: str | None) -> bool:
@@ -122,30 +128,17 @@ def _partial(recorded: VerdictRecord | None, checked: list[str] | None, source: 
     return not set(checked) <= set(recorded.expected)
 
 
-@dataclass(frozen=True)
-class _Said:
-    """A verdict the run recorded where its check could not run, kept as it was said."""
-
-    status: Status
-    evidence: str
-
-    @property
-    def found(self) -> str:
-        return self.evidence
-
-
 def status_there(
     claim: Claim, run: RecordedRun, checked: list[str] | None = None, source: str | None = None
 ) -> There:
     """`claim` judged as it is now on what `run` recorded (no status if its values changed
     since: `checked`, the names its check reads now; `source`, its check's code now)."""
     recorded = run.verdicts.get(claim.id)
-    verdict = _judged(claim, recorded, run, run.platform, checked)
-    if verdict is None:
+    there = _judged(claim, recorded, run, run.platform, checked)
+    if there is None:
         evidence = recorded.evidence if recorded else "not recorded on this backend"
         return There(None, evidence, found=evidence)
-    partial = _partial(recorded, checked, source)
-    return There(verdict.status, verdict.evidence, partial=partial, found=verdict.found)
+    return replace(there, partial=_partial(recorded, checked, source))
 
 
 def cause_there(
