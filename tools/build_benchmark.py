@@ -19,9 +19,12 @@ from pathlib import Path
 
 from book import build as book_build
 from book.dependencies import page_dependencies
+from book.drift_page import book_commit
 from book.record import read_record
 from book.roofs import probe_seconds
 from record_backend import notebook_pages, page_script, run_script
+
+from chapter2.environment import cpu_model
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -127,7 +130,9 @@ def main(argv=None) -> int:
     for name, (target, met) in targets.items():
         runs[name] |= {"target": target, "met": met}
     report = {
+        "cpu": cpu_model(),
         "cores": os.cpu_count(),
+        "commit": book_commit(ROOT),  # the book's, "+" where its files had changed
         "recorded": time.strftime("%Y-%m-%d"),
         "pages importing timing.py": users,
         "runs": runs,
@@ -175,7 +180,8 @@ def markdown(report: dict) -> str:
         f"\n\nClean build / floor: {report['clean build / floor']}. The clean build spent "
         f"{overhead['seconds']} s outside its pages' execution and the roofs' probe "
         f"({overhead[PROBE]} s; {overhead['target']}: {met}; "
-        f"{report['cores']} cores, recorded {report['recorded']})."
+        f"{report['cores']} cores, {report['cpu']}, at {report['commit']}, recorded "
+        f"{report['recorded']})."
     )
 
 

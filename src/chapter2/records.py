@@ -195,7 +195,7 @@ class VerdictRecord:
     def from_dict(cls, data: Mapping[str, Any]) -> "VerdictRecord":
         """A verdict from its JSON form, as any committed file wrote it."""
         found = dict(data)
-        if "section" in found:  # the page's key in the committed matrix and drift reports
+        if "section" in found:  # the page's key in a file written before it was renamed
             found["page"] = found.pop("section")
         if found.get("baseline"):
             found["baseline"] = AtBaseline(**found["baseline"])
@@ -363,11 +363,11 @@ class FailingCell:
     claim_ids: list[str]  # the claims whose verdicts its output shows (in a drift report's
     # causes, the drifted ones among them)
     after_a_failure: bool = False  # an earlier cell of the same page failed
-    error_type: str = ""  # not in the committed drift reports
+    error_type: str = ""  # not in a report written before it was added
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "FailingCell":
-        """As any report wrote it: the committed drift reports call its ids "claims"."""
+        """As any report wrote it: one written before the rename calls its ids "claims"."""
         return cls(**_renamed(data, claims="claim_ids"))
 
 
@@ -435,7 +435,7 @@ class PageRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "PageRecord":
-        found = _renamed(data, checks="checked_claims")  # an older build folder's key
+        found = _renamed(data, checks="checked_claims")  # a build's before the rename
         found["statements"] = {k: Statement(**v) for k, v in found["statements"].items()}
         found["verdicts"] = {k: VerdictRecord.from_dict(v) for k, v in found["verdicts"].items()}
         found["comparisons"] = [ComparisonRecord.from_dict(c) for c in found["comparisons"]]
@@ -483,8 +483,8 @@ class ChangedOutput:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "ChangedOutput":
-        """As any report wrote it: the committed drift reports call its ids "claims", and keep
-        both outputs whole ("before", "after"), which the diff says in short."""
+        """As any report wrote it: one written before the rename calls its ids "claims", and
+        keeps both outputs whole ("before", "after"), which the diff says in short."""
         found = _renamed(data, claims="claim_ids")
         return cls(**{k: v for k, v in found.items() if k not in ("before", "after")})
 
@@ -531,8 +531,8 @@ class DriftReport(JsonFile):
     environment_dependent: list[VerdictRecord]  # facts of the machine: reported, not drift
     cannot_check: list[VerdictRecord]
     baseline: BaselineClaims | None
-    commit: str | None = None  # the book's; not in the committed reports
-    claim_ids: list[str] | None = None  # the claims checked; not in them either
+    commit: str | None = None  # the book's; not in a report written before it was added
+    claim_ids: list[str] | None = None  # the claims checked; nor this
 
     @property
     def anything_changed(self) -> bool:
