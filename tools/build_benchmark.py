@@ -186,13 +186,15 @@ def markdown(report: dict) -> str:
 
 
 def site_markdown(site: dict, report: dict) -> str:
-    """The versioned site's wall time (nox -s site records it), beside the clean build's."""
+    """The versioned site's wall time (nox -s site records it), beside the clean build's
+    where both were recorded the same day."""
     clean = report["runs"][CLEAN]["seconds"]
     others = " ".join(site["versions"][1:])
+    beside = f", {site['seconds'] / clean:.1f} times the clean build above"
     return (
         f"The versioned site (`nox -s site -- {others}`: the baseline and a drift build per "
-        f"release, claims and reports included) took {site['seconds']} s, "
-        f"{site['seconds'] / clean:.1f} times the clean build above ({site['cores']} cores, "
+        f"release, claims and reports included) took {site['seconds']} s"
+        f"{beside if site['recorded'] == report['recorded'] else ''} ({site['cores']} cores, "
         f"recorded {site['recorded']})."
     )
 
