@@ -384,3 +384,16 @@ def test_the_host_cpu_beside_the_chip_is_judged_as_the_chip_is():
 def test_a_run_names_its_device_as_its_vendor_sells_it():
     assert (TPU.device, TPU.sold_as) == ("TPU v5 lite", "TPU v5e")  # JAX's name, Google's
     assert H200.sold_as == H200.device == "NVIDIA H200"  # the same name for both
+
+
+@pytest.mark.parametrize("run", [H200, TPU], ids=["h200", "tpu"])
+def test_what_a_run_recorded_is_its_evidence_without_the_note_of_whose_values_it_expected(run):
+    """The matrix says a claim's "Recorded:" values (`There.found`): the evidence, less the
+    note that a device's own values were expected (there are such claims on each run)."""
+    noted = 0
+    for claim in ALL.values():
+        there = cause_there(claim, run, Status.HOLDS)
+        assert there.evidence.endswith(there.found), claim.id
+        assert bool(there.found) == bool(there.evidence), claim.id
+        noted += there.found != there.evidence
+    assert noted

@@ -176,12 +176,12 @@ def markdown(report: dict) -> str:
         lines.append(f"| {name} | {run['seconds']} | {executed} | {target} |")
     overhead = report["clean build, seconds outside the pages' execution"]
     met = "met" if overhead["met"] else "**missed**"
+    at = f", at {report['commit']}" if report["commit"] else ""  # "": not a git checkout
     return "\n".join(lines) + (
         f"\n\nClean build / floor: {report['clean build / floor']}. The clean build spent "
         f"{overhead['seconds']} s outside its pages' execution and the roofs' probe "
         f"({overhead[PROBE]} s; {overhead['target']}: {met}; "
-        f"{report['cores']} cores, {report['cpu']}, at {report['commit']}, recorded "
-        f"{report['recorded']})."
+        f"{report['cores']} cores, {report['cpu']}{at}, recorded {report['recorded']})."
     )
 
 
