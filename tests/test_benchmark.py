@@ -8,7 +8,7 @@ import sys
 import build_benchmark  # tools/ is on pytest's pythonpath (pyproject.toml)
 import lighthouse
 import pytest
-from book.drift_page import book_commit
+from book import book_commit
 from conftest import READING_ORDER, ROOT
 
 from chapter2.environment import cpu_model

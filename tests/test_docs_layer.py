@@ -1229,7 +1229,7 @@ def test_a_site_plan_round_trips_and_names_its_baseline_first(tmp_path):
 def test_the_book_commit_is_the_short_hash_with_a_plus_for_changed_tracked_files(tmp_path):
     import subprocess
 
-    from book.drift_page import book_commit
+    from book import book_commit
 
     assert book_commit(tmp_path) == ""  # not a checkout
 

@@ -17,9 +17,9 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from book import book_commit
 from book import build as book_build
 from book.dependencies import page_dependencies
-from book.drift_page import book_commit
 from book.record import read_record
 from book.roofs import probe_seconds
 from record_backend import notebook_pages, page_script, run_script

@@ -2,6 +2,7 @@
 its own (docs/_ext/pyproject.toml declares its renderers and kernel provisioner)."""
 
 import hashlib
+import subprocess
 from pathlib import Path
 
 from chapter2 import records
@@ -15,6 +16,14 @@ def build_folder(app) -> Path:
     """Where a build keeps what it learned, beside its HTML folder (book.build puts the
     doctrees there too): the execution cache, the record, the roofs, the notebooks."""
     return Path(app.outdir).parent
+
+
+def book_commit(root: Path) -> str:
+    """The commit the book's sources are at, with "+" when tracked files hold changes since
+    ("" when they are not a git checkout): `git describe`, every tag excluded."""
+    describe = ["git", "describe", "--always", "--dirty=+", "--exclude=*"]
+    done = subprocess.run(describe, cwd=root, capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 # The modules with a setup of their own, in the order they connect their handlers.

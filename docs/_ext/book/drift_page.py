@@ -6,7 +6,6 @@ sums up the committed reports, each linking its release's build where the site h
 
 import os
 import shutil
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
-from book import SERIAL, build_folder
+from book import SERIAL, book_commit, build_folder
 from book.dependencies import claim_modules, module_path
 from book.drift import build_report, cause_pieces, summary, to_markdown
 from book.markdown import Inline
@@ -39,14 +38,6 @@ def read_report_again(app, env, added, changed, removed) -> list[str]:
     """`env-get-outdated`: a drift build reads its page drift-report in every build."""
     drift = app.config.book_drift_claims and REPORT_PAGE in env.found_docs
     return [REPORT_PAGE] if drift else []
-
-
-def book_commit(root: Path) -> str:
-    """The commit the book's sources are at, with "+" when tracked files hold changes since
-    ("" when they are not a git checkout): `git describe`, every tag excluded."""
-    describe = ["git", "describe", "--always", "--dirty=+", "--exclude=*"]
-    done = subprocess.run(describe, cwd=root, capture_output=True, text=True, check=False)
-    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def drift_report(env, build: Path) -> DriftReport:
