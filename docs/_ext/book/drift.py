@@ -158,7 +158,7 @@ def summary(report: DriftReport, claims_now: int, now: set[str] | None = None) -
     """A report in a few sentences, saying which book it describes (`claims_now`: the claims
     the book states now; `now`, their ids, to name those the report did not check)."""
     checked = report.claims_checked
-    recorded = report.claim_ids is not None  # not by reports before December 2026
+    recorded = report.claim_ids is not None  # None in a report written before they were kept
     unchecked = sorted(now - set(report.claim_ids)) if now and recorded else []
     made = (
         f"Recorded {report.recorded} "
